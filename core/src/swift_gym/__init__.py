@@ -1,0 +1,76 @@
+"""swift-gym: validated, discoverable gym envs for ms-swift.
+
+Attributes load on first use (PEP 562), so `import swift_gym` costs a few milliseconds and
+pydantic, pluggy and the entry-point scan are paid only by the code that needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "Env": "env",
+    "Message": "env",
+    "EnvConfig": "config",
+    "validate_config": "config",
+    "SwiftGymError": "errors",
+    "InvalidConfigError": "errors",
+    "ConfigProblem": "errors",
+    "UnknownEnvError": "errors",
+    "AmbiguousEnvError": "errors",
+    "EnvLoadError": "errors",
+    "EnvSpec": "registry",
+    "list_envs": "registry",
+    "get_env_class": "registry",
+    "make": "registry",
+    "hookimpl": "hookspecs",
+}
+
+__all__ = [
+    "AmbiguousEnvError",
+    "ConfigProblem",
+    "Env",
+    "EnvConfig",
+    "EnvLoadError",
+    "EnvSpec",
+    "InvalidConfigError",
+    "Message",
+    "SwiftGymError",
+    "UnknownEnvError",
+    "__version__",
+    "get_env_class",
+    "hookimpl",
+    "list_envs",
+    "make",
+    "validate_config",
+]
+
+if TYPE_CHECKING:
+    from .config import EnvConfig, validate_config
+    from .env import Env, Message
+    from .errors import (
+        AmbiguousEnvError,
+        ConfigProblem,
+        EnvLoadError,
+        InvalidConfigError,
+        SwiftGymError,
+        UnknownEnvError,
+    )
+    from .hookspecs import hookimpl
+    from .registry import EnvSpec, get_env_class, list_envs, make
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'swift_gym' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

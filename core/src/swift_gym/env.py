@@ -1,0 +1,53 @@
+"""`Env`: ms-swift's gym protocol, plus a validated config.
+
+It mirrors `swift.rollout.gym_env.Env` (same constructor and coroutine signatures) without
+importing ms-swift, so an env runs and is tested anywhere; ms-swift only needs a callable that
+takes `env_config`, which any subclass is.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from .config import EnvConfig, validate_config
+
+Message = dict[str, Any]
+"""One chat message: {"role": ..., "content": ...}, as ms-swift passes them."""
+
+
+class Env(ABC):
+    """Base class of every swift-gym env.
+
+    Subclasses set `config_model` to their `EnvConfig` subclass. `__init__` validates the raw
+    `env_config` into `self.config` (raising `InvalidConfigError`) and keeps the raw dict in
+    `self.env_config`, as ms-swift's own `Env` does.
+    """
+
+    config_model: ClassVar[type[EnvConfig]] = EnvConfig
+
+    def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
+        if isinstance(env_config, EnvConfig):
+            raw = env_config.model_dump(exclude_unset=True)
+        else:
+            raw = dict(env_config) if isinstance(env_config, Mapping) else env_config
+        self.env_config: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        label = (
+            self.env_config.get("name") if isinstance(self.env_config.get("name"), str) else None
+        )
+        self.config = validate_config(self.config_model, env_config, label or type(self).__name__)
+
+    @abstractmethod
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        """Start the episode: (first observation, info, system prompt).
+
+        `request` is ms-swift's `RolloutInferRequest` under ms-swift and may be None elsewhere.
+        """
+
+    @abstractmethod
+    async def step(self, messages: list[Message]) -> tuple[str, float, bool, dict[str, Any]]:
+        """Apply the model's newest reply (`messages[-1]`): (observation, reward, done, info)."""
+
+    async def close(self) -> None:  # noqa: B027 - a no-op default is the point
+        """Release resources. Safe to call more than once."""

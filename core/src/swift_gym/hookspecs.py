@@ -1,0 +1,32 @@
+"""Every hook swift-gym calls, documented in one place.
+
+A plugin is a module (or object) with functions marked `@swift_gym.hookimpl`, named like the
+specs below. Installed plugins load from the `swift_gym.plugins` entry-point group; envs that
+need no code beyond a class use the simpler `swift_gym.envs` group, which a built-in plugin reads
+through the same `swift_gym_register_envs` hook.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .registry import RegisterEnv
+
+PROJECT_NAME = "swift_gym"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def swift_gym_register_envs(register: RegisterEnv) -> None:
+    """Register envs by calling `register(name, env, *, description=None)`.
+
+    `env` is an `Env` subclass, or a "module:attribute" string imported only when the env is
+    first used (so listing envs never imports them). Call `register` once per env; families of
+    envs, or envs made from data files, call it in a loop. Names may hold letters, digits, "_",
+    "-" and "." but no ":" (that separates `distribution:name` when two packages clash).
+    """

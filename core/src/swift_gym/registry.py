@@ -1,0 +1,272 @@
+"""The env registry: names to lazily loaded env classes.
+
+Filled once per process through the `swift_gym_register_envs` hook. Names only ever resolve to
+registered entries: a name from a dataset row is looked up, never imported, so
+`env_config.name = "os:system"` is just an unknown env.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .errors import AmbiguousEnvError, EnvLoadError, InvalidConfigError, UnknownEnvError
+from .plugins import LoadedPlugins, PluginFilter, PluginInfo, load_plugins, normalize_distribution
+
+if TYPE_CHECKING:
+    from .env import Env
+
+logger = logging.getLogger("swift_gym")
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,199}")
+
+
+class RegisterEnv(Protocol):
+    """The `register` callback handed to `swift_gym_register_envs`."""
+
+    def __call__(
+        self,
+        name: str,
+        env: type[Env] | str,
+        *,
+        description: str | None = None,
+        distribution: str | None = None,
+        version: str | None = None,
+    ) -> None: ...
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """A registered env, known without importing it."""
+
+    name: str
+    target: str
+    """Where the class lives, as "module:attribute"."""
+    distribution: str | None
+    version: str | None
+    plugin: str
+    """The hook plugin that registered it."""
+    _env: type[Env] | str = field(repr=False, compare=False)
+    _description: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def qualified_name(self) -> str:
+        """`distribution:name`: the unambiguous form, valid wherever a name is."""
+        return (
+            f"{normalize_distribution(self.distribution)}:{self.name}"
+            if self.distribution
+            else self.name
+        )
+
+    @property
+    def description(self) -> str | None:
+        """The registration's description, else its distribution's one-line summary."""
+        if self._description or not self.distribution:
+            return self._description
+        from importlib.metadata import PackageNotFoundError, metadata
+
+        try:
+            return metadata(self.distribution).get("Summary")
+        except PackageNotFoundError:
+            return None
+
+
+def _target_of(env: Any) -> str:
+    if isinstance(env, str):
+        return env
+    return f"{getattr(env, '__module__', '?')}:{getattr(env, '__qualname__', repr(env))}"
+
+
+def _import_target(target: str) -> Any:
+    module_name, _, attribute = target.partition(":")
+    value: Any = importlib.import_module(module_name)
+    for part in attribute.split(".") if attribute else ():
+        value = getattr(value, part)
+    return value
+
+
+class Registry:
+    """Env specs by name, with their loaded classes cached."""
+
+    def __init__(
+        self, plugin_filter: PluginFilter | None = None, loaded: LoadedPlugins | None = None
+    ):
+        self.plugin_filter = plugin_filter or PluginFilter.from_environ()
+        self.loaded = loaded or load_plugins(self.plugin_filter)
+        self.problems: list[str] = []
+        """What went wrong while registering: a hook that raised, a bad name, a duplicate."""
+        self._by_name: dict[str, list[EnvSpec]] = {}
+        self._classes: dict[EnvSpec, type[Env] | EnvLoadError] = {}
+        self._lock = threading.Lock()
+        self._collect()
+
+    @property
+    def plugins(self) -> list[PluginInfo]:
+        """Third-party hook plugins, those that failed to load included."""
+        return self.loaded.plugins
+
+    def _collect(self) -> None:
+        for impl in self.loaded.manager.hook.swift_gym_register_envs.get_hookimpls():
+            source = self.loaded.sources.get(
+                impl.plugin_name, PluginInfo(impl.plugin_name, None, None)
+            )
+            register = partial(self._register, source)
+            try:
+                impl.function(*[register for _ in impl.argnames])
+            except Exception as error:  # a broken plugin must only break itself
+                self._problem(
+                    f"plugin {impl.plugin_name} failed while registering envs: "
+                    f"{type(error).__name__}: {error}"
+                )
+
+    def _problem(self, message: str) -> None:
+        self.problems.append(message)
+        logger.warning("swift-gym: %s", message)
+
+    def _register(
+        self,
+        source: PluginInfo,
+        name: str,
+        env: type[Env] | str,
+        *,
+        description: str | None = None,
+        distribution: str | None = None,
+        version: str | None = None,
+    ) -> None:
+        if distribution is None:
+            distribution, version = source.distribution, source.version
+        if not self.plugin_filter.allows(distribution):
+            return
+        origin = distribution or source.name
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            self._problem(
+                f"{origin} registers an invalid env name {name!r}: use letters, digits, "
+                "'_', '-' and '.' only"
+            )
+            return
+        if not isinstance(env, str) and not isinstance(env, type):
+            self._problem(
+                f"{origin} registers env {name!r} as {env!r}: give a class or 'module:attr'"
+            )
+            return
+        spec = EnvSpec(name, _target_of(env), distribution, version, source.name, env, description)
+        entries = self._by_name.setdefault(name, [])
+        if any(existing.distribution == distribution for existing in entries):
+            self._problem(f"{origin} registers env {name!r} twice; the first registration is kept")
+            return
+        entries.append(spec)
+
+    def list(self) -> list[EnvSpec]:
+        """Every registered env, sorted by name then distribution."""
+        specs = [spec for entries in self._by_name.values() for spec in entries]
+        return sorted(specs, key=lambda spec: (spec.name, spec.distribution or ""))
+
+    def names(self) -> list[str]:
+        """Names a user can type: bare where unique, `distribution:name` where two clash."""
+        names = []
+        for name, entries in sorted(self._by_name.items()):
+            names.extend([name] if len(entries) == 1 else [spec.qualified_name for spec in entries])
+        return names
+
+    def resolve(self, name: str) -> EnvSpec:
+        """The spec for `name` or `distribution:name`; raises Unknown- or AmbiguousEnvError."""
+        if not isinstance(name, str):
+            raise UnknownEnvError(repr(name), self.names())
+        distribution, _, bare = name.rpartition(":")
+        entries = self._by_name.get(bare, [])
+        if distribution:
+            wanted = normalize_distribution(distribution)
+            entries = [s for s in entries if normalize_distribution(s.distribution or "") == wanted]
+        if not entries:
+            raise UnknownEnvError(name, self.names())
+        if len(entries) > 1:
+            raise AmbiguousEnvError(bare, [spec.distribution or spec.plugin for spec in entries])
+        return entries[0]
+
+    def get_env_class(self, name: str) -> type[Env]:
+        """The env class registered as `name`, imported on first use and cached."""
+        spec = self.resolve(name)
+        with self._lock:
+            loaded = self._classes.get(spec)
+            if loaded is None:
+                loaded = self._classes[spec] = self._load(spec)
+        if isinstance(loaded, EnvLoadError):
+            raise loaded
+        return loaded
+
+    def _load(self, spec: EnvSpec) -> type[Env] | EnvLoadError:
+        from .env import Env
+
+        def failure(reason: str) -> EnvLoadError:
+            return EnvLoadError(spec.name, spec.distribution, spec.version, spec.target, reason)
+
+        try:
+            value = _import_target(spec._env) if isinstance(spec._env, str) else spec._env
+        except Exception as error:  # report, with the distribution to fix, instead of crashing
+            return failure(f"{type(error).__name__}: {error}")
+        if not (isinstance(value, type) and issubclass(value, Env)):
+            return failure(f"{value!r} is not a subclass of swift_gym.Env")
+        return value
+
+    def make(self, name_or_env_config: str | Mapping[str, Any], /, **overrides: Any) -> Env:
+        """A new env with a validated config, from a name or a dataset row's env_config."""
+        if isinstance(name_or_env_config, str):
+            name, env_config = name_or_env_config, dict(overrides)
+        elif isinstance(name_or_env_config, Mapping):
+            env_config = {**name_or_env_config, **overrides}
+            name = env_config.get("name")
+            if name is None:
+                raise UnknownEnvError(None, self.names())
+        else:
+            raise TypeError(
+                f"make() takes an env name or an env_config dict, not {name_or_env_config!r}"
+            )
+        env_class = self.get_env_class(name)
+        try:
+            return env_class(env_config)
+        except InvalidConfigError as error:
+            error.env_name = name
+            raise
+
+
+_default: Registry | None = None
+_default_lock = threading.Lock()
+
+
+def default_registry() -> Registry:
+    """The process-wide registry, built from installed plugins on first use."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = Registry()
+    return _default
+
+
+def reload() -> Registry:
+    """Rebuild the process-wide registry: after installing a package, or changing the filters."""
+    global _default
+    with _default_lock:
+        _default = Registry()
+    return _default
+
+
+def list_envs() -> list[EnvSpec]:
+    """Every installed env, without importing any of them."""
+    return default_registry().list()
+
+
+def get_env_class(name: str) -> type[Env]:
+    """The env class for `name` (or `distribution:name`), imported on first use."""
+    return default_registry().get_env_class(name)
+
+
+def make(name_or_env_config: str | Mapping[str, Any], /, **overrides: Any) -> Env:
+    """A validated env instance: `make("frozen_lake", seed=0)` or `make({"name": ..., ...})`."""
+    return default_registry().make(name_or_env_config, **overrides)

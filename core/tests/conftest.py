@@ -1,0 +1,95 @@
+"""Fixtures for the core's unit tests.
+
+`fake_dist` writes a real `*.dist-info` directory (METADATA, entry_points.txt) and its modules
+into a temporary folder on `sys.path`: importlib.metadata reads it exactly as it reads an
+installed distribution, in-process. The cross-package tests in `tests/` install real wheels.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+FakeDist = Callable[..., Path]
+
+
+@pytest.fixture
+def fake_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDist]:
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    created: list[str] = []
+
+    def make(
+        name: str,
+        version: str = "1.0",
+        *,
+        envs: dict[str, str] | None = None,
+        plugins: dict[str, str] | None = None,
+        modules: dict[str, str] | None = None,
+        summary: str | None = None,
+    ) -> Path:
+        info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+        info.mkdir()
+        metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+        if summary:
+            metadata += f"Summary: {summary}\n"
+        (info / "METADATA").write_text(metadata)
+        sections = []
+        for group, entries in (("swift_gym.envs", envs), ("swift_gym.plugins", plugins)):
+            if entries:
+                lines = "\n".join(f"{key} = {value}" for key, value in entries.items())
+                sections.append(f"[{group}]\n{lines}\n")
+        (info / "entry_points.txt").write_text("\n".join(sections))
+        for module, source in (modules or {}).items():
+            path = site / (module.replace(".", "/") + ".py")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(source))
+            created.append(module)
+        importlib.invalidate_caches()
+        return info
+
+    yield make
+    for module in created:
+        sys.modules.pop(module, None)
+
+
+@pytest.fixture
+def clean_plugin_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No plugin filter from the caller's shell leaks into a test."""
+    monkeypatch.delenv("SWIFT_GYM_LOAD_PLUGINS", raising=False)
+    monkeypatch.delenv("SWIFT_GYM_DISABLE_PLUGINS", raising=False)
+
+
+@pytest.fixture
+def counter_module() -> str:
+    """Source of a small valid env module, `CounterEnv` with a bounded `limit`."""
+    return COUNTER_MODULE
+
+
+COUNTER_MODULE = """
+    from swift_gym import Env, EnvConfig
+    from pydantic import Field
+
+
+    class CounterConfig(EnvConfig):
+        limit: int = Field(3, ge=1, le=100)
+
+
+    class CounterEnv(Env):
+        config_model = CounterConfig
+
+        async def reset(self, request=None):
+            self.count = 0
+            return "count 0", {"count": 0}, "Say anything."
+
+        async def step(self, messages):
+            self.count += 1
+            done = self.count >= self.config.limit
+            return f"count {self.count}", float(done), done, {"count": self.count}
+"""

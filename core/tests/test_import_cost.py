@@ -1,0 +1,44 @@
+"""What importing swift_gym pulls in: nothing heavy until it is needed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("pydantic", "pluggy", "swift", "torch", "transformers")
+
+
+def loaded_after(code: str) -> list[str]:
+    probe = f"{code}\nimport json, sys\nprint(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_import_swift_gym_loads_nothing_heavy() -> None:
+    assert loaded_after("import swift_gym") == []
+
+
+def test_listing_envs_needs_no_pydantic_and_no_ms_swift() -> None:
+    assert loaded_after("import swift_gym; swift_gym.list_envs()") == ["pluggy"]
+
+
+def test_public_names_resolve_lazily() -> None:
+    import swift_gym
+
+    for name in swift_gym.__all__:
+        assert getattr(swift_gym, name) is not None
+    assert sorted(dir(swift_gym)) == sorted(swift_gym.__all__)
+
+
+def test_unknown_attribute_is_an_attribute_error() -> None:
+    import swift_gym
+
+    try:
+        swift_gym.does_not_exist  # noqa: B018
+    except AttributeError as error:
+        assert "does_not_exist" in str(error)
+    else:
+        raise AssertionError("expected AttributeError")

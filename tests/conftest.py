@@ -1,0 +1,74 @@
+"""Fixtures for cross-package tests: real wheels, real virtual environments, new processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = (REPO / "core", REPO / "plugins" / "frozen_lake")
+
+
+@dataclass
+class Venv:
+    """A virtual environment made for one test session; runs code in new processes."""
+
+    path: Path
+
+    @property
+    def python(self) -> Path:
+        return self.path / "bin" / "python"
+
+    def pip(self, *args: str | Path) -> None:
+        command = [str(self.python), "-m", "pip", "install", "--quiet", *map(str, args)]
+        subprocess.run(command, check=True, timeout=900)
+
+    def run(self, code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """Run `code` with this venv's python in a fresh process, from a neutral directory."""
+        environ = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
+        environ.pop("PYTHONPATH", None)
+        environ.update(env or {})
+        return subprocess.run(
+            [str(self.python), "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=self.path,
+            env=environ,
+        )
+
+
+def make_venv(path: Path) -> Venv:
+    venv.EnvBuilder(with_pip=True, clear=True).create(path)
+    return Venv(path)
+
+
+@pytest.fixture(scope="session")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Wheels of the core and FrozenLake, built from this checkout."""
+    out = tmp_path_factory.mktemp("wheels")
+    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out)]
+    subprocess.run([*command, *map(str, PACKAGES)], check=True, timeout=900)
+    return sorted(out.glob("*.whl"))
+
+
+@pytest.fixture(scope="session")
+def installed_venv(tmp_path_factory: pytest.TempPathFactory, wheels: list[Path]) -> Venv:
+    """A fresh venv with the two wheels installed, as a user would."""
+    env = make_venv(tmp_path_factory.mktemp("venv") / "installed")
+    env.pip(*wheels)
+    return env
+
+
+@pytest.fixture(scope="session")
+def editable_venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
+    """A fresh venv with the two packages installed in editable mode from this checkout."""
+    env = make_venv(tmp_path_factory.mktemp("venv") / "editable")
+    env.pip(*[arg for package in PACKAGES for arg in ("-e", package)])
+    return env
