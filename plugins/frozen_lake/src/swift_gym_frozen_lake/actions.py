@@ -1,0 +1,136 @@
+"""From the model's newest reply to one of `ACTIONS`, or None.
+
+A rollout can hand the env anything (None content, multimodal content parts, a 10 MB reply, an
+empty history), so nothing here raises, and every regex has bounded repetition: the cost is
+linear in the reply's length whatever it contains.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from .maps import ACTIONS
+
+ActionParsing = Literal["first_tag", "last_tag", "single_tag", "upstream"]
+PARSING_MODES: tuple[str, ...] = ("first_tag", "last_tag", "single_tag", "upstream")
+
+_ACTION_SET = frozenset(ACTIONS)
+MAX_TAG_CONTENT = 64
+_TAG = re.compile(
+    rf"<\s{{0,8}}action\s{{0,8}}>([^<>]{{0,{MAX_TAG_CONTENT}}})<\s{{0,8}}/\s{{0,8}}action\s{{0,8}}>",
+    re.IGNORECASE,
+)
+_REVERSED_WORD = re.compile(r"\b(pu|nwod|tfel|thgir)\b", re.IGNORECASE)
+"""Direction words spelled backwards: searching the reversed reply finds the LAST word first."""
+
+ANSWER_FORMAT = (
+    "<action>up</action>, <action>down</action>, <action>left</action> or <action>right</action>"
+)
+
+
+def reply_text(messages: Any) -> str:
+    """The text of the newest assistant reply in `messages`; "" when there is none.
+
+    Accepts a list of chat messages (the last one is the reply), a bare string, content given
+    as a string, None or a list of content parts (`{"type": "text", "text": ...}`; other parts
+    such as images are skipped). A last message whose role is not "assistant" is no reply.
+    """
+    if isinstance(messages, str):
+        return messages
+    if not isinstance(messages, (list, tuple)) or not messages:
+        return ""
+    last = messages[-1]
+    if isinstance(last, str):
+        return last
+    if not isinstance(last, Mapping):
+        return ""
+    role = last.get("role", "assistant")
+    if role != "assistant":
+        return ""
+    return content_text(last.get("content"))
+
+
+def content_text(content: Any) -> str:
+    """The text of one message's `content`: a string, or the text parts of a list, joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, (list, tuple)):
+        return ""
+    texts = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, Mapping) and part.get("type", "text") == "text":
+            text = part.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+    return "\n".join(texts)
+
+
+def _direction(content: str) -> str | None:
+    word = content.strip().lower()
+    return word if word in _ACTION_SET else None
+
+
+def parse_action(text: Any, mode: ActionParsing = "first_tag") -> str | None:
+    """The action `text` asks for under `mode`, or None when there is no valid action.
+
+    - "first_tag": the first `<action>...</action>` tag decides; content that is not a
+      direction makes the action invalid (later tags are not consulted).
+    - "last_tag": the last tag decides.
+    - "single_tag": exactly one tag is required; two or more make the action invalid.
+    - "upstream": like the ms-swift example: the first tag if there is one, else the LAST bare
+      word up/down/left/right anywhere in the text (so "set up" means up).
+
+    Tags and directions are case-insensitive; spaces are allowed inside the tag and around the
+    direction. `text` that is not a string is no action.
+    """
+    if not isinstance(text, str):
+        return None
+    if mode == "first_tag" or mode == "upstream":
+        match = _TAG.search(text)
+        if match is not None:
+            return _direction(match.group(1))
+        if mode == "first_tag":
+            return None
+        word = _REVERSED_WORD.search(text[::-1])
+        return word.group(1)[::-1].lower() if word is not None else None
+    if mode == "last_tag":
+        last = None
+        for last in _TAG.finditer(text):  # noqa: B007 - we want the final match
+            pass
+        return _direction(last.group(1)) if last is not None else None
+    if mode == "single_tag":
+        tags = _TAG.finditer(text)
+        first = next(tags, None)
+        if first is None or next(tags, None) is not None:
+            return None
+        return _direction(first.group(1))
+    return None
+
+
+def explain_invalid(text: str, mode: ActionParsing) -> str:
+    """Why `parse_action(text, mode)` found no action, in one ASCII clause for the observation.
+
+    Only called off the hot path, after parsing failed.
+    """
+    if not text.strip():
+        return "the reply is empty"
+    if mode == "single_tag":
+        count = sum(1 for _ in _TAG.finditer(text))
+        if count > 1:
+            return f"the reply has {count} <action> tags; give exactly one"
+    tag = None
+    if mode == "last_tag":
+        for tag in _TAG.finditer(text):  # noqa: B007 - we want the final match
+            pass
+    else:
+        tag = _TAG.search(text)
+    if tag is None:
+        if mode == "upstream":
+            return "the reply has no <action> tag and no direction word"
+        return "the reply has no <action>...</action> tag"
+    shown = ascii(tag.group(1).strip())
+    return f"the <action> tag holds {shown}, which is not a direction"

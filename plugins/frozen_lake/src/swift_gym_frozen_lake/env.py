@@ -1,0 +1,177 @@
+"""`FrozenLakeEnv`: the episode state machine behind ms-swift's gym protocol.
+
+The map, its shortest-path distances, its move table and its grid pieces are built once in
+`__init__` (and shared between envs on the same map), so `step` is a parse, a table lookup and
+a few string concatenations. `step` never raises on a reply, whatever its shape.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from swift_gym import Env, EnvConfig, InvalidConfigError
+
+from .actions import explain_invalid, parse_action, reply_text
+from .config import FrozenLakeConfig
+from .maps import ACTIONS, generate_random_map, layout
+from .render import (
+    GOAL_EVENT,
+    HOLE_EVENT,
+    OVER_EVENT,
+    START_EVENT,
+    invalid_event,
+    max_steps_event,
+    move_event,
+    renderer,
+    system_prompt,
+)
+
+_INDEX = {action: k for k, action in enumerate(ACTIONS)}
+SLIPS: dict[str, tuple[str, str, str]] = {
+    "up": ("left", "up", "right"),
+    "down": ("right", "down", "left"),
+    "left": ("down", "left", "up"),
+    "right": ("up", "right", "down"),
+}
+"""Slippery outcomes of each action (Gymnasium): intended or either perpendicular, 1/3 each."""
+
+
+class FrozenLakeEnv(Env):
+    """Walk from S to G on a frozen lake without falling into a hole.
+
+    One instance plays one map (drawn from `size`, `p`, `seed` or given as `map`); `reset`
+    restarts the episode on it. With `is_slippery`, slips come from an RNG seeded by `seed`
+    and re-created at every reset, so the same seed and replies replay the same episode.
+    """
+
+    config_model: ClassVar[type[EnvConfig]] = FrozenLakeConfig
+    config: FrozenLakeConfig
+
+    def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
+        super().__init__(env_config)
+        cfg = self.config
+        try:
+            rows = cfg.map_rows or generate_random_map(cfg.size, cfg.p, cfg.seed)
+        except InvalidConfigError as error:  # name the env as the core's own config errors do
+            name = self.env_config.get("name")
+            label = name if isinstance(name, str) else type(self).__name__
+            raise InvalidConfigError(label, error.problems) from None
+        self.map: tuple[str, ...] = rows
+        self.layout = layout(rows)
+        self.system_prompt = system_prompt(cfg.goal_reward, cfg.is_slippery, cfg.max_steps)
+        self._render = renderer(rows)
+        self._size = self.layout.size
+        self._mode = cfg.action_parsing
+        self._max_steps = cfg.max_steps
+        self._rewards = (cfg.goal_reward, cfg.hole_reward, cfg.step_reward)
+        self._invalid_reward = cfg.invalid_action_reward
+        self._start_episode()
+
+    def _start_episode(self) -> None:
+        self._cell = self.layout.start
+        self._steps = 0
+        self._done = False
+        self._won = False
+        self._rng: random.Random | None = None
+        if self.config.is_slippery:
+            seed = self.config.seed
+            self._rng = random.Random(
+                f"swift-gym-frozen-lake/slippery/{seed}" if seed is not None else None
+            )
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """The player's (row, col)."""
+        r, c = divmod(self._cell, self._size)
+        return (r, c)
+
+    @property
+    def done(self) -> bool:
+        """Whether the current episode is over."""
+        return self._done
+
+    @property
+    def optimal_steps(self) -> int:
+        """Length of a shortest path from S to G on this map."""
+        return self.layout.optimal_steps
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        """Restart the episode on this env's map. `request` (ms-swift's row) is not used."""
+        self._start_episode()
+        r, c = self.position
+        info = {
+            "status": "reset",
+            "position": [r, c],
+            "step": 0,
+            "map": list(self.map),
+            "optimal_steps": self.layout.optimal_steps,
+            "seed": self.config.seed,
+        }
+        return self._render.observation(START_EVENT, self._cell), info, self.system_prompt
+
+    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+        """Apply the action in `messages[-1]`; see the package README for statuses and rewards."""
+        if self._done:
+            observation = self._render.observation(OVER_EVENT, self._cell)
+            return observation, 0.0, True, self._info("episode_over", None, None, False)
+        self._steps += 1
+        text = reply_text(messages)
+        action = parse_action(text, self._mode)
+        if action is None:
+            status, reward, actual, moved = "invalid_action", self._invalid_reward, None, False
+            event = invalid_event(explain_invalid(text, self._mode))
+        else:
+            actual = action if self._rng is None else SLIPS[action][self._rng.randrange(3)]
+            before = self._cell
+            self._cell = cell = self.layout.moves[before][_INDEX[actual]]
+            moved = cell != before
+            event = move_event(action, actual, moved)
+            letter = self.layout.cells[cell]
+            if letter == "G":
+                status, reward = "goal", self._rewards[0]
+                self._done = self._won = True
+                event += GOAL_EVENT
+            elif letter == "H":
+                status, reward = "hole", self._rewards[1]
+                self._done = True
+                event += HOLE_EVENT
+            else:
+                status, reward = "ok", self._rewards[2]
+        if not self._done and self._max_steps is not None and self._steps >= self._max_steps:
+            status = "max_steps"
+            self._done = True
+            event += max_steps_event(self._max_steps)
+        observation = self._render.observation(event, self._cell)
+        return observation, reward, self._done, self._info(status, action, actual, moved)
+
+    def _info(
+        self, status: str, action: str | None, actual: str | None, moved: bool
+    ) -> dict[str, Any]:
+        r, c = divmod(self._cell, self._size)
+        return {
+            "status": status,
+            "action": action,
+            "actual_action": actual,
+            "position": [r, c],
+            "step": self._steps,
+            "optimal_steps": self.layout.optimal_steps,
+            "slipped": actual != action,
+            "metrics": {
+                "success": 1.0 if self._won else 0.0,
+                "valid_action": 0.0 if action is None else 1.0,
+                "moved": 1.0 if moved else 0.0,
+            },
+        }
+
+    def oracle_action(self) -> str:
+        """The next action on a shortest path from the current cell (ties in `ACTIONS` order).
+
+        Under `is_slippery` this is the deterministic-optimal move, not the slip-aware one.
+        Raises RuntimeError once the episode is over.
+        """
+        action = None if self._done else self.layout.best_action(self._cell)
+        if action is None:
+            raise RuntimeError("the episode is over: call reset() before asking for an action")
+        return action

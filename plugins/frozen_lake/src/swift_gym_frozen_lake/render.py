@@ -1,0 +1,105 @@
+"""What the model reads: the system prompt and each observation, in plain ASCII.
+
+No colour codes and no non-ASCII symbols (peers use both): the text must tokenize the same
+everywhere and read the same in a log. The grid text is assembled from pieces precomputed per
+map, so rendering a step costs a few string concatenations whatever the map size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .actions import ANSWER_FORMAT
+from .maps import Map
+
+
+def system_prompt(
+    goal_reward: float = 1.0, is_slippery: bool = False, max_steps: int | None = None
+) -> str:
+    """The rules and the answer format; `SYSTEM_PROMPT` is the default config's."""
+    lines = [
+        "You are playing FrozenLake on a square grid. Row 0 is the top row, col 0 the left column.",
+        "Cells: S = start, F = frozen ice (safe), H = hole, G = goal, P = your position.",
+        "Each turn, move one cell up, down, left or right.",
+        "A move that would leave the grid keeps you where you are.",
+        "Falling into a hole ends the episode with no success.",
+        f"Reaching the goal G ends the episode with reward {goal_reward:g}.",
+    ]
+    if is_slippery:
+        lines.append(
+            "The ice is slippery: you go the way you chose only 1/3 of the time; otherwise you "
+            "slide to one of the two perpendicular directions."
+        )
+    if max_steps is not None:
+        lines.append(f"You have at most {max_steps} moves.")
+    lines.append(
+        "Think briefly if you like, then answer with exactly one action tag: " + ANSWER_FORMAT + "."
+    )
+    return "\n".join(lines)
+
+
+SYSTEM_PROMPT = system_prompt()
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """Grid text for one map, with `P` placed at any cell in O(1) concatenations."""
+
+    size: int
+    spaced: tuple[str, ...]
+    """Each row with a space between letters."""
+    before: tuple[str, ...]
+    """`before[r]`: rows above r, each followed by a newline."""
+    after: tuple[str, ...]
+    """`after[r]`: rows below r, each preceded by a newline."""
+
+    def grid(self, cell: int) -> str:
+        """The map, letters separated by spaces, with P at flat cell `cell`."""
+        r, c = divmod(cell, self.size)
+        row = self.spaced[r]
+        return self.before[r] + row[: 2 * c] + "P" + row[2 * c + 1 :] + self.after[r]
+
+    def observation(self, event: str, cell: int) -> str:
+        """`event`, the grid and the position line."""
+        r, c = divmod(cell, self.size)
+        return f"{event}\n\n{self.grid(cell)}\n\nYou are at row {r}, col {c}."
+
+
+@lru_cache(maxsize=256)
+def renderer(rows: Map) -> Renderer:
+    """The `Renderer` of a map (cached: many envs of a run share a few maps)."""
+    spaced = tuple(" ".join(row) for row in rows)
+    size = len(rows)
+    before = tuple("".join(line + "\n" for line in spaced[:r]) for r in range(size))
+    after = tuple("".join("\n" + line for line in spaced[r + 1 :]) for r in range(size))
+    return Renderer(size, spaced, before, after)
+
+
+START_EVENT = "A new episode starts. Reach G without falling into a hole."
+MOVED = {d: f"You moved {d}." for d in ("up", "down", "left", "right")}
+BLOCKED = {d: f"You tried to move {d}, but the edge stops you; you stay in place." for d in MOVED}
+
+
+def move_event(action: str, actual: str, moved: bool) -> str:
+    """One sentence on what a valid move did (slips included)."""
+    if actual == action:
+        return MOVED[action] if moved else BLOCKED[action]
+    if moved:
+        return f"You tried to move {action}, but slipped and moved {actual}."
+    return f"You tried to move {action}, but slipped {actual} into the edge; you stay in place."
+
+
+GOAL_EVENT = " You reached the goal. The episode is over."
+HOLE_EVENT = " You fell into a hole. The episode is over."
+OVER_EVENT = "The episode is over; no more moves are taken. Start a new episode."
+
+
+def invalid_event(reason: str) -> str:
+    """The hint shown after a reply without a valid action."""
+    return f"No valid action found: {reason}. Answer with exactly one of {ANSWER_FORMAT}."
+
+
+def max_steps_event(max_steps: int) -> str:
+    """Appended when the step limit ends the episode."""
+    return f" The step limit of {max_steps} moves is reached. The episode is over."
