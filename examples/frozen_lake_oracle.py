@@ -40,7 +40,8 @@ def main() -> None:
     args = parser.parse_args()
     seeds = range(args.seed, args.seed + args.episodes)
     totals = [asyncio.run(play(seed, not args.quiet and seed == args.seed)) for seed in seeds]
-    print(f"success rate {sum(t > 0 for t in totals) / len(totals):.2f} over {len(totals)} episodes")
+    rate = sum(total > 0 for total in totals) / len(totals)
+    print(f"success rate {rate:.2f} over {len(totals)} episodes")
 
 
 if __name__ == "__main__":

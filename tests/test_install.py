@@ -71,5 +71,7 @@ def test_load_plugins_filter_hides_the_env(env: Venv) -> None:
 
 
 def test_swift_gym_imports_without_ms_swift_or_torch(env: Venv) -> None:
-    result = env.run("import importlib.util as u; print(u.find_spec('swift'), u.find_spec('torch'))")
+    result = env.run(
+        "import importlib.util as u; print(u.find_spec('swift'), u.find_spec('torch'))"
+    )
     assert result.stdout.split() == ["None", "None"]

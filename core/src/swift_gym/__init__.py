@@ -6,9 +6,6 @@ pydantic, pluggy and the entry-point scan are paid only by the code that needs t
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
 _EXPORTS = {
@@ -48,7 +45,10 @@ __all__ = [
     "validate_config",
 ]
 
+TYPE_CHECKING = False  # not imported from typing: `typing` alone costs more than this package
 if TYPE_CHECKING:
+    from typing import Any
+
     from .config import EnvConfig, validate_config
     from .env import Env, Message
     from .errors import (
@@ -67,7 +67,9 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'swift_gym' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value
 
