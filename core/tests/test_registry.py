@@ -286,7 +286,7 @@ def test_registration_problems_are_recorded_not_raised(fake_dist, monkeypatch) -
     assert [spec.name for spec in registry.list()] == ["early", "twice"]
     problems = "\n".join(registry.problems)
     assert (
-        "gym-raising:raising failed while registering envs: KeyError: 'data file missing'"
+        "gym-raising:raising failed in swift_gym_register_envs: KeyError: 'data file missing'"
         in problems
     )
     assert "invalid env name 'has:colon'" in problems

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from .ms_swift.rewards import RegisterReward
     from .registry import RegisterEnv
 
 PROJECT_NAME = "swift_gym"
@@ -29,4 +30,16 @@ def swift_gym_register_envs(register: RegisterEnv) -> None:
     first used (so listing envs never imports them). Call `register` once per env; families of
     envs, or envs made from data files, call it in a loop. Names may hold letters, digits, "_",
     "-" and "." but no ":" (that separates `distribution:name` when two packages clash).
+    """
+
+
+@hookspec
+def swift_gym_register_rewards(register: RegisterReward) -> None:
+    """Register reward functions for ms-swift's `--reward_funcs` with `register(name, reward)`.
+
+    `reward` is a callable `reward(completions, **kwargs) -> list[float]` (ms-swift passes each
+    row's columns as lists in kwargs: `messages`, `rollout_infos`, dataset columns), or a
+    "module:attribute" string naming one, imported on first use. swift-gym wraps it in an ms-swift
+    `ORM` class and adds it to `swift.rewards.orm.orms` when ms-swift imports that module; names
+    ms-swift already has are left alone.
     """

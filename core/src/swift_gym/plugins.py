@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from typing import Any
 
 import pluggy
 
@@ -115,3 +116,23 @@ def load_plugins(plugin_filter: PluginFilter | None = None) -> LoadedPlugins:
             sources[name] = info
         plugins.append(info)
     return LoadedPlugins(manager, plugins, sources)
+
+
+def call_each_plugin(
+    loaded: LoadedPlugins, hook: str, make_register: Callable[[PluginInfo], Callable[..., Any]]
+) -> list[str]:
+    """Call `hook` on each plugin with its own `register` callback, isolating failures.
+
+    Returns what went wrong, one line per plugin whose hook raised (also logged).
+    """
+    problems = []
+    for impl in getattr(loaded.manager.hook, hook).get_hookimpls():
+        source = loaded.sources.get(impl.plugin_name, PluginInfo(impl.plugin_name, None, None))
+        register = make_register(source)
+        try:
+            impl.function(*[register for _ in impl.argnames])
+        except Exception as error:  # a broken plugin must only break itself
+            problem = f"plugin {impl.plugin_name} failed in {hook}: {type(error).__name__}: {error}"
+            logger.warning("swift-gym: %s", problem)
+            problems.append(problem)
+    return problems

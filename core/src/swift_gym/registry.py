@@ -17,7 +17,14 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import AmbiguousEnvError, EnvLoadError, InvalidConfigError, UnknownEnvError
-from .plugins import LoadedPlugins, PluginFilter, PluginInfo, load_plugins, normalize_distribution
+from .plugins import (
+    LoadedPlugins,
+    PluginFilter,
+    PluginInfo,
+    call_each_plugin,
+    load_plugins,
+    normalize_distribution,
+)
 
 if TYPE_CHECKING:
     from .env import Env
@@ -112,18 +119,10 @@ class Registry:
         return self.loaded.plugins
 
     def _collect(self) -> None:
-        for impl in self.loaded.manager.hook.swift_gym_register_envs.get_hookimpls():
-            source = self.loaded.sources.get(
-                impl.plugin_name, PluginInfo(impl.plugin_name, None, None)
-            )
-            register = partial(self._register, source)
-            try:
-                impl.function(*[register for _ in impl.argnames])
-            except Exception as error:  # a broken plugin must only break itself
-                self._problem(
-                    f"plugin {impl.plugin_name} failed while registering envs: "
-                    f"{type(error).__name__}: {error}"
-                )
+        def register_for(source: PluginInfo) -> RegisterEnv:
+            return partial(self._register, source)
+
+        self.problems.extend(call_each_plugin(self.loaded, "swift_gym_register_envs", register_for))
 
     def _problem(self, message: str) -> None:
         self.problems.append(message)

@@ -1,0 +1,61 @@
+"""Start-up hook, run by `swift_gym_autoload.pth` in every Python process of the environment.
+
+It only puts a finder on `sys.meta_path` (stdlib only, never raises, well under a millisecond).
+The finder stays idle until one of ms-swift's registry modules is imported; right after that
+module's body runs, swift-gym fills the module's registry in place, so `--gym_env`,
+`--multi_turn_scheduler` and `--reward_funcs` see swift-gym's names in every process, with no
+`--external_plugins`. `SWIFT_GYM_AUTOLOAD=0` turns it off.
+"""
+
+import os
+import sys
+
+AUTOLOAD_VARIABLE = "SWIFT_GYM_AUTOLOAD"
+WATCHED = frozenset({"swift.rollout.gym_env", "swift.rollout.multi_turn", "swift.rewards.orm"})
+
+
+class _RegistryFinder:
+    """Finds nothing itself: it asks the other finders, then wraps the loader of WATCHED modules."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if fullname not in WATCHED:
+            return None
+        for finder in sys.meta_path:
+            if isinstance(finder, _RegistryFinder) or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _FillingLoader(spec.loader)
+                return spec
+        return None
+
+
+class _FillingLoader:
+    """Runs the real loader, then lets swift-gym fill the registry the module defines."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        from swift_gym.ms_swift.registration import fill_registry
+
+        fill_registry(module)
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+def install():
+    """Put the finder first on sys.meta_path, once."""
+    if not any(isinstance(finder, _RegistryFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _RegistryFinder())
+
+
+if os.environ.get(AUTOLOAD_VARIABLE, "1").strip().lower() not in ("0", "false", "no", "off"):
+    install()

@@ -1,0 +1,187 @@
+"""The `swift_gym` multi-turn scheduler: ms-swift's GYMScheduler, keeping what it drops.
+
+Same flags and hooks as `gym_scheduler`, plus:
+- each step's `info` (and the env's `metrics`) reach `rollout_infos`, hence completions.jsonl and
+  reward functions;
+- an env that raises in reset or step (or returns garbage, or, with `SWIFT_GYM_STEP_TIMEOUT`
+  set, takes longer than that many seconds) ends only its own episode, with reward 0 and the
+  error recorded in `rollout_infos['env_error']`; the rest of the batch goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import os
+from copy import deepcopy
+from typing import Any
+
+logger = logging.getLogger("swift_gym")
+
+TIMEOUT_VARIABLE = "SWIFT_GYM_STEP_TIMEOUT"
+
+
+def jsonable(value: Any, depth: int = 0) -> Any:
+    """`value` as JSON-serialisable data; what is not becomes its (short) repr."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if depth < 20 and isinstance(value, dict):
+        return {str(key): jsonable(item, depth + 1) for key, item in value.items()}
+    if depth < 20 and isinstance(value, (list, tuple)):
+        return [jsonable(item, depth + 1) for item in value]
+    text = repr(value)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def step_timeout() -> float | None:
+    """Seconds one reset or step may take, from SWIFT_GYM_STEP_TIMEOUT; None for no limit."""
+    raw = os.environ.get(TIMEOUT_VARIABLE, "").strip()
+    try:
+        value = float(raw) if raw else None
+    except ValueError:
+        logger.warning("swift-gym: ignoring %s=%r: not a number of seconds", TIMEOUT_VARIABLE, raw)
+        return None
+    return value if value and value > 0 else None
+
+
+def _checked_step(result: Any) -> tuple[str, float, bool, dict[str, Any]]:
+    """The env's step result, or TypeError saying what is wrong with it."""
+    if not (isinstance(result, tuple) and len(result) == 4):
+        raise TypeError(
+            f"step() must return (observation, reward, done, info), got {result!r:.200}"
+        )
+    observation, reward, done, info = result
+    if not isinstance(observation, str):
+        raise TypeError(f"step() observation must be a str, got {type(observation).__name__}")
+    if (
+        isinstance(reward, bool)
+        or not isinstance(reward, (int, float))
+        or not math.isfinite(reward)
+    ):
+        raise TypeError(f"step() reward must be a finite number, got {reward!r:.80}")
+    return observation, float(reward), bool(done), info if isinstance(info, dict) else {}
+
+
+def make_scheduler_class(base: type) -> type:
+    """The `swift_gym` scheduler, built on ms-swift's `GYMScheduler` once ms-swift is imported."""
+
+    class SwiftGymScheduler(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any):
+            super().__init__(*args, **kwargs)
+            self._records: dict[str, dict[str, Any]] = {}
+            self._timeout = step_timeout()
+            self._logged: set[tuple[str, str, str]] = set()
+
+        async def _guarded(self, awaitable: Any) -> Any:
+            if self._timeout is None:
+                return await awaitable
+            return await asyncio.wait_for(awaitable, self._timeout)
+
+        def _fail(self, uuid: str, stage: str, error: BaseException) -> None:
+            record = self._records.setdefault(uuid, _new_record(None))
+            kind = (
+                "TimeoutError" if isinstance(error, asyncio.TimeoutError) else type(error).__name__
+            )
+            detail = f"timed out after {self._timeout}s" if kind == "TimeoutError" else str(error)
+            record["error"] = f"{stage} failed: {kind}: {detail}"
+            key = (str(record["env"]), stage, kind)
+            if key not in self._logged:  # once per env, stage and kind: a bad batch is one line
+                self._logged.add(key)
+                logger.warning(
+                    "swift-gym: env %s %s (episode ended with reward 0; further "
+                    "errors of this kind are only recorded)",
+                    record["env"],
+                    record["error"],
+                )
+
+        async def on_trajectory_start(self, requests: list[Any]) -> None:
+            await asyncio.gather(*(self._start(request) for request in requests))
+
+        async def _start(self, request: Any) -> None:
+            uuid = request.uuid
+            if uuid in self._envs:
+                await self._close_and_remove(uuid)
+            env_config = (getattr(request, "data_dict", None) or {}).get("env_config", {})
+            name = env_config.get("name") if isinstance(env_config, dict) else None
+            self._records[uuid] = _new_record(name or self.gym_env_name)
+            env = None
+            try:
+                env = self._create_env(env_config)
+                observation, info, system_message = await self._guarded(env.reset(request))
+                if not isinstance(observation, str):
+                    raise TypeError(f"reset() observation must be a str, got {observation!r:.80}")
+            except Exception as error:  # this episode ends; the batch goes on
+                self._fail(uuid, "reset", error)
+                await _close_quietly(env)
+                return
+            messages = [{"role": "system", "content": system_message}] if system_message else []
+            messages.append({"role": "user", "content": observation})
+            request.messages = messages
+            self._envs[uuid] = env
+            self._total_rewards[uuid] = 0.0
+            self._step_rewards[uuid] = []
+            self._pending_obs[uuid] = None
+            self._records[uuid]["reset_info"] = jsonable(info)
+
+        async def on_turn_end(self, request: Any, response_choice: Any, current_turn: int) -> dict:
+            uuid = request.uuid
+            env = self._envs.get(uuid)
+            if env is None:
+                return {"done": True, "rollout_infos": self._rollout_infos(uuid, True)}
+            try:
+                result = await self._guarded(env.step(deepcopy(request.messages)))
+                observation, reward, done, info = _checked_step(result)
+            except Exception as error:  # this episode ends with reward 0; the batch goes on
+                self._fail(uuid, "step", error)
+                self._total_rewards[uuid] = 0.0
+                infos = self._rollout_infos(uuid, True)
+                await self._close_and_remove(uuid)
+                return {"done": True, "rollout_infos": infos}
+            self._total_rewards[uuid] = self._total_rewards.get(uuid, 0.0) + reward
+            self._step_rewards.setdefault(uuid, []).append(reward)
+            self._pending_obs[uuid] = None if done else observation
+            self._records[uuid]["step_infos"].append(jsonable(info))
+            infos = self._rollout_infos(uuid, done)
+            if done:
+                await self._close_and_remove(uuid)
+            return {"done": done, "rollout_infos": infos}
+
+        def _rollout_infos(self, uuid: str, done: bool) -> dict[str, Any]:
+            record = self._records.get(uuid) or _new_record(self.gym_env_name)
+            steps = record["step_infos"]
+            metrics = steps[-1].get("metrics") if steps else None
+            return {
+                "total_reward": self._total_rewards.get(uuid, 0.0),
+                "step_rewards": list(self._step_rewards.get(uuid, [])),
+                "gym_done": done,
+                "env_name": record["env"],
+                "reset_info": record["reset_info"],
+                "step_infos": list(steps),
+                "env_metrics": metrics if isinstance(metrics, dict) else {},
+                "env_error": record["error"],
+            }
+
+        async def _close_and_remove(self, uuid: str) -> None:
+            await super()._close_and_remove(uuid)
+            self._records.pop(uuid, None)
+
+    SwiftGymScheduler.__doc__ = (
+        "GYMScheduler that records each step's info and metrics, and isolates env failures."
+    )
+    return SwiftGymScheduler
+
+
+def _new_record(env_name: Any) -> dict[str, Any]:
+    return {"env": env_name, "reset_info": None, "step_infos": [], "error": None}
+
+
+async def _close_quietly(env: Any) -> None:
+    if env is None:
+        return
+    try:
+        await env.close()
+    except Exception as error:  # closing a failed env must not fail the batch either
+        logger.debug("swift-gym: closing a failed env raised %r", error)
