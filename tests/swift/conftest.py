@@ -1,0 +1,111 @@
+"""Drives ms-swift's own schedulers with a scripted engine: no model, no GPU.
+
+`ScriptedEngine` stands in for vLLM (an in-process fake, named as such): it answers each turn
+with a reply chosen by a policy, and a character-level tokenizer gives the token ids that
+ms-swift's multi-turn loop expects. Everything else is ms-swift 4.6's real code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from swift.infer_engine.protocol import (
+    ChatCompletionResponse,
+    ChatCompletionResponseChoice,
+    ChatMessage,
+    RequestConfig,
+    RolloutInferRequest,
+    UsageInfo,
+)
+
+from swift_gym_frozen_lake import generate_random_map, solve
+
+Policy = Callable[[RolloutInferRequest, int], str]
+
+
+class CharTokenizer:
+    def encode(self, text: str, add_special_tokens: bool = False, **kwargs: Any) -> list[int]:
+        return [ord(char) for char in text]
+
+    def decode(self, ids: list[int], **kwargs: Any) -> str:
+        return "".join(chr(i) for i in ids)
+
+
+class ScriptedEngine:
+    """Replies `policy(request, turn)`; turn counts from 0 per trajectory uuid."""
+
+    def __init__(self, policy: Policy):
+        self.policy = policy
+        self.tokenizer = CharTokenizer()
+        self.turns: dict[str, int] = {}
+
+    async def infer_async(self, request: RolloutInferRequest, request_config: Any, **kwargs: Any):
+        turn = self.turns.get(request.uuid, 0)
+        self.turns[request.uuid] = turn + 1
+        text = self.policy(request, turn)
+        ids = self.tokenizer.encode(text)
+        choice = ChatCompletionResponseChoice(
+            index=0,
+            message=ChatMessage(role="assistant", content=text),
+            finish_reason="stop",
+            token_ids=ids,
+        )
+        usage = UsageInfo(prompt_tokens=0, completion_tokens=len(ids), total_tokens=len(ids))
+        return ChatCompletionResponse(model="scripted", choices=[choice], usage=usage)
+
+
+def oracle(request: RolloutInferRequest, turn: int) -> str:
+    """The shortest path of the row's seeded 4x4 map."""
+    seed = request.data_dict["env_config"]["seed"]
+    plan = solve(generate_random_map(4, 0.8, seed))
+    return f"<action>{plan[min(turn, len(plan) - 1)]}</action>"
+
+
+def rows(*env_configs: dict[str, Any]) -> list[RolloutInferRequest]:
+    return [
+        RolloutInferRequest(
+            messages=[{"role": "user", "content": "<placeholder>"}],
+            uuid=f"trajectory-{index}",
+            data_dict={"env_config": dict(config)},
+        )
+        for index, config in enumerate(env_configs)
+    ]
+
+
+def run_server_mode(scheduler_name: str, policy: Policy, requests, max_turns: int = 10):
+    """`scheduler.run(...)` per request, as `swift rollout` does: the server-mode path."""
+    from swift.rollout.multi_turn import multi_turns
+
+    engine = ScriptedEngine(policy)
+    scheduler = multi_turns[scheduler_name](
+        infer_engine=engine, max_turns=max_turns, gym_env="frozen_lake", tokenizer=engine.tokenizer
+    )
+    config = RequestConfig(max_tokens=32, return_details=True)
+
+    async def run_all():
+        return await asyncio.gather(*(scheduler.run(request, config) for request in requests))
+
+    return asyncio.run(run_all())
+
+
+@pytest.fixture(params=["gym_scheduler", "swift_gym"])
+def scheduler_name(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture(name="oracle")
+def oracle_policy() -> Policy:
+    return oracle
+
+
+@pytest.fixture(name="rows")
+def rows_factory():
+    return rows
+
+
+@pytest.fixture(name="run_server_mode")
+def server_mode_runner():
+    return run_server_mode
