@@ -75,14 +75,21 @@ def rows(*env_configs: dict[str, Any]) -> list[RolloutInferRequest]:
     ]
 
 
-def run_server_mode(scheduler_name: str, policy: Policy, requests, max_turns: int = 10):
-    """`scheduler.run(...)` per request, as `swift rollout` does: the server-mode path."""
+def make_scheduler(scheduler_name: str, policy: Policy, max_turns: int = 10):
+    """ms-swift's registered scheduler, as `swift rollout` builds it, on a scripted engine."""
     from swift.rollout.multi_turn import multi_turns
 
     engine = ScriptedEngine(policy)
-    scheduler = multi_turns[scheduler_name](
+    return multi_turns[scheduler_name](
         infer_engine=engine, max_turns=max_turns, gym_env="frozen_lake", tokenizer=engine.tokenizer
     )
+
+
+def run_server_mode(
+    scheduler_name: str, policy: Policy, requests, max_turns: int = 10, *, scheduler=None
+):
+    """`scheduler.run(...)` per request, as `swift rollout` does: the server-mode path."""
+    scheduler = scheduler or make_scheduler(scheduler_name, policy, max_turns)
     config = RequestConfig(max_tokens=32, return_details=True)
 
     async def run_all():
@@ -109,3 +116,8 @@ def rows_factory():
 @pytest.fixture(name="run_server_mode")
 def server_mode_runner():
     return run_server_mode
+
+
+@pytest.fixture(name="make_scheduler")
+def scheduler_factory():
+    return make_scheduler

@@ -103,3 +103,27 @@ def test_swift_gym_isolates_a_bad_row_and_a_raising_env(
     assert "size: Input should be a valid integer" in bad_row.rollout_infos["env_error"]
     assert crashed.rollout_infos["total_reward"] == 0.0
     assert crashed.rollout_infos["env_error"] == "step failed: RuntimeError: simulated env crash"
+
+
+def test_swift_gym_closes_envs_cut_off_by_max_turns(
+    monkeypatch, rows, run_server_mode, make_scheduler
+) -> None:
+    closed = []
+
+    class EndlessEnv(RaisingEnv):
+        async def step(self, messages):
+            return "again", 0.0, False, {}
+
+        async def close(self):
+            closed.append(self)
+
+    def policy(request, turn):
+        return "anything"
+
+    monkeypatch.setitem(envs, "endless", EndlessEnv)
+    scheduler = make_scheduler("swift_gym", policy, max_turns=2)
+    requests = rows({"name": "endless"}, {"name": "endless"})
+    outputs = run_server_mode("swift_gym", policy, requests, 2, scheduler=scheduler)
+    assert [output.rollout_infos["num_turns"] for output in outputs] == [2, 2]
+    assert len(closed) == 2
+    assert scheduler._envs == {} and scheduler._records == {}

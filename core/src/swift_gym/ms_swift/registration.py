@@ -44,10 +44,10 @@ def fill_envs(gym_env: ModuleType) -> None:
     from ..registry import default_registry
     from .factories import EnvFactory
 
-    registry = default_registry()
-    for spec in registry.list():
+    specs = default_registry().list()
+    for spec in specs:
         _add(gym_env.envs, spec.qualified_name, EnvFactory(spec.qualified_name))
-    for name in registry.names():
+    for name in sorted({spec.name for spec in specs}):  # an ambiguous one raises when used
         _add(gym_env.envs, name, EnvFactory(name))
 
 

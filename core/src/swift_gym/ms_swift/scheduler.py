@@ -3,6 +3,7 @@
 Same flags and hooks as `gym_scheduler`, plus:
 - each step's `info` (and the env's `metrics`) reach `rollout_infos`, hence completions.jsonl and
   reward functions;
+- an env whose episode is cut off by `max_turns` is closed (GYMScheduler keeps it forever);
 - an env that raises in reset or step (or returns garbage, or, with `SWIFT_GYM_STEP_TIMEOUT`
   set, takes longer than that many seconds) ends only its own episode, with reward 0 and the
   error recorded in `rollout_infos['env_error']`; the rest of the batch goes on.
@@ -145,8 +146,8 @@ def make_scheduler_class(base: type) -> type:
             self._pending_obs[uuid] = None if done else observation
             self._records[uuid]["step_infos"].append(jsonable(info))
             infos = self._rollout_infos(uuid, done)
-            if done:
-                await self._close_and_remove(uuid)
+            if done or (self.max_turns and current_turn >= self.max_turns):
+                await self._close_and_remove(uuid)  # GYMScheduler keeps envs cut off by max_turns
             return {"done": done, "rollout_infos": infos}
 
         def _rollout_infos(self, uuid: str, done: bool) -> dict[str, Any]:
