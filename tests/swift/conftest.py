@@ -18,6 +18,7 @@ from swift.infer_engine.protocol import (
     ChatMessage,
     RequestConfig,
     RolloutInferRequest,
+    RolloutOutput,
     UsageInfo,
 )
 
@@ -98,6 +99,27 @@ def run_server_mode(
     return asyncio.run(run_all())
 
 
+def run_colocate_mode(
+    scheduler_name: str, policy: Policy, requests, max_turns: int = 10, *, scheduler=None
+):
+    """`on_trajectory_start` then `run_multi_turn`, as the trainer's colocate path does."""
+    from swift.rollout.agent_loop import invoke_async_hook, run_multi_turn
+
+    scheduler = scheduler or make_scheduler(scheduler_name, policy, max_turns)
+    engine = scheduler.infer_engine
+    config = RequestConfig(max_tokens=32, return_details=True)
+
+    def rollout(pending, request_config):
+        async def infer_all():
+            return await asyncio.gather(*(engine.infer_async(r, request_config) for r in pending))
+
+        return [RolloutOutput(response=response) for response in asyncio.run(infer_all())]
+
+    invoke_async_hook(scheduler.on_trajectory_start(requests))
+    first_turn = rollout(requests, config)
+    return run_multi_turn(requests, first_turn, scheduler, rollout, config, max_turns=max_turns)
+
+
 @pytest.fixture(params=["gym_scheduler", "swift_gym"])
 def scheduler_name(request: pytest.FixtureRequest) -> str:
     return request.param
@@ -113,9 +135,10 @@ def rows_factory():
     return rows
 
 
-@pytest.fixture(name="run_server_mode")
-def server_mode_runner():
-    return run_server_mode
+@pytest.fixture(name="run_rollout", params=["server", "colocate"])
+def rollout_runner(request: pytest.FixtureRequest):
+    """Runs requests through a scheduler by one of ms-swift's two multi-turn paths."""
+    return run_server_mode if request.param == "server" else run_colocate_mode
 
 
 @pytest.fixture(name="make_scheduler")

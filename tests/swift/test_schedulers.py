@@ -33,9 +33,9 @@ def test_a_misspelt_gym_env_suggests_the_installed_name() -> None:
 
 
 def test_solved_episodes_earn_the_goal_reward(
-    scheduler_name: str, oracle, rows, run_server_mode
+    scheduler_name: str, oracle, rows, run_rollout
 ) -> None:
-    outputs = run_server_mode(scheduler_name, oracle, rows({"seed": 0}, {"seed": 1}, {"seed": 2}))
+    outputs = run_rollout(scheduler_name, oracle, rows({"seed": 0}, {"seed": 1}, {"seed": 2}))
     for output, turns in zip(outputs, (3, 1, 3), strict=True):
         infos = output.rollout_infos
         assert infos["total_reward"] == 1.0
@@ -44,20 +44,18 @@ def test_solved_episodes_earn_the_goal_reward(
         assert len(infos["step_rewards"]) == turns
 
 
-def test_a_hole_ends_the_episode_with_zero(scheduler_name: str, rows, run_server_mode) -> None:
+def test_a_hole_ends_the_episode_with_zero(scheduler_name: str, rows, run_rollout) -> None:
     # seed 0: GFFF / FFSF / FFHF / FFFF, the start is right above the hole
-    (output,) = run_server_mode(
-        scheduler_name, lambda r, t: "<action>down</action>", rows({"seed": 0})
-    )
+    (output,) = run_rollout(scheduler_name, lambda r, t: "<action>down</action>", rows({"seed": 0}))
     assert output.rollout_infos["total_reward"] == 0.0
     assert output.rollout_infos["step_rewards"] == [0.0]
 
 
 def test_garbage_replies_never_fail_and_run_to_max_turns(
-    scheduler_name: str, rows, run_server_mode
+    scheduler_name: str, rows, run_rollout
 ) -> None:
     replies = ["", "set up", "<action>up</action>" * 1000, "\u2603" * 10_000]
-    (output,) = run_server_mode(scheduler_name, lambda r, t: replies[t % 4], rows({"seed": 0}), 4)
+    (output,) = run_rollout(scheduler_name, lambda r, t: replies[t % 4], rows({"seed": 0}), 4)
     infos = output.rollout_infos
     assert infos["num_turns"] == 4 and infos["gym_done"] is False
     if scheduler_name == "swift_gym":
@@ -65,8 +63,8 @@ def test_garbage_replies_never_fail_and_run_to_max_turns(
         assert statuses == ["invalid_action", "invalid_action", "ok", "invalid_action"]
 
 
-def test_swift_gym_keeps_each_step_info_and_the_env_metrics(oracle, rows, run_server_mode) -> None:
-    (output,) = run_server_mode("swift_gym", oracle, rows({"seed": 0}))
+def test_swift_gym_keeps_each_step_info_and_the_env_metrics(oracle, rows, run_rollout) -> None:
+    (output,) = run_rollout("swift_gym", oracle, rows({"seed": 0}))
     infos = output.rollout_infos
     assert infos["env_name"] == "frozen_lake" and infos["env_error"] is None
     assert infos["reset_info"]["map"] == ["GFFF", "FFSF", "FFHF", "FFFF"]
@@ -75,10 +73,10 @@ def test_swift_gym_keeps_each_step_info_and_the_env_metrics(oracle, rows, run_se
 
 
 def test_a_bad_row_fails_with_the_clear_error_under_gym_scheduler(
-    oracle, rows, run_server_mode
+    oracle, rows, run_rollout
 ) -> None:
     with pytest.raises(InvalidConfigError, match="size: Input should be a valid integer"):
-        run_server_mode("gym_scheduler", oracle, rows({"seed": 0, "size": "big"}))
+        run_rollout("gym_scheduler", oracle, rows({"seed": 0, "size": "big"}))
 
 
 class RaisingEnv(swift_gym.Env):
@@ -92,11 +90,11 @@ class RaisingEnv(swift_gym.Env):
 
 
 def test_swift_gym_isolates_a_bad_row_and_a_raising_env(
-    monkeypatch, oracle, rows, run_server_mode
+    monkeypatch, oracle, rows, run_rollout
 ) -> None:
     monkeypatch.setitem(envs, "raising", RaisingEnv)  # as an --external_plugins file would
     requests = rows({"seed": 0}, {"seed": 1, "size": "big"}, {"name": "raising", "seed": 2})
-    good, bad_row, crashed = run_server_mode("swift_gym", oracle, requests)
+    good, bad_row, crashed = run_rollout("swift_gym", oracle, requests)
     assert good.rollout_infos["total_reward"] == 1.0
     assert bad_row.rollout_infos["total_reward"] == 0.0
     assert "reset failed: InvalidConfigError" in bad_row.rollout_infos["env_error"]
@@ -106,7 +104,7 @@ def test_swift_gym_isolates_a_bad_row_and_a_raising_env(
 
 
 def test_swift_gym_closes_envs_cut_off_by_max_turns(
-    monkeypatch, rows, run_server_mode, make_scheduler
+    monkeypatch, rows, run_rollout, make_scheduler
 ) -> None:
     closed = []
 
@@ -123,7 +121,7 @@ def test_swift_gym_closes_envs_cut_off_by_max_turns(
     monkeypatch.setitem(envs, "endless", EndlessEnv)
     scheduler = make_scheduler("swift_gym", policy, max_turns=2)
     requests = rows({"name": "endless"}, {"name": "endless"})
-    outputs = run_server_mode("swift_gym", policy, requests, 2, scheduler=scheduler)
+    outputs = run_rollout("swift_gym", policy, requests, 2, scheduler=scheduler)
     assert [output.rollout_infos["num_turns"] for output in outputs] == [2, 2]
     assert len(closed) == 2
     assert scheduler._envs == {} and scheduler._records == {}
