@@ -1,0 +1,86 @@
+"""A real GRPO training run: `swift rlhf` on CPU with FrozenLake, no --external_plugins."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tiny_model import build_tiny_model
+
+INVALID_ACTION_REWARDS = [0.1, 0.2, 0.3, 0.4]
+MAX_TURNS = 3
+
+
+@pytest.fixture(scope="module")
+def training_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Train 2 steps; return the run's output folder (logging.jsonl, completions.jsonl)."""
+    root = tmp_path_factory.mktemp("training")
+    model = build_tiny_model(root / "model")
+    dataset = root / "frozen_lake.jsonl"
+    with dataset.open("w") as out:
+        for seed, invalid in enumerate(INVALID_ACTION_REWARDS):
+            env_config = {"seed": seed, "invalid_action_reward": invalid}
+            row = {
+                "messages": [{"role": "user", "content": "<placeholder>"}],
+                "env_config": env_config,
+            }
+            out.write(json.dumps(row) + "\n")
+    swift = Path(sys.executable).with_name("swift")
+    command = [
+        str(swift), "rlhf", "--rlhf_type", "grpo", "--use_vllm", "false",
+        "--model", str(model), "--model_type", "qwen2", "--template", "qwen2_5",
+        "--check_model", "false", "--dataset", str(dataset),
+        "--multi_turn_scheduler", "swift_gym", "--gym_env", "frozen_lake",
+        "--max_turns", str(MAX_TURNS),
+        "--reward_funcs", "swift_gym_total", "frozen_lake_format",
+        "--num_generations", "2", "--per_device_train_batch_size", "2",
+        "--max_completion_length", "8", "--max_steps", "2", "--tuner_type", "full",
+        "--torch_dtype", "float32", "--report_to", "none", "--logging_steps", "1",
+        "--log_completions", "true", "--save_strategy", "no",
+        "--output_dir", str(root / "output"),
+    ]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "--external_plugins" not in " ".join(command)
+    (run_dir,) = (root / "output").iterdir()
+    return run_dir
+
+
+def completions_by_step(run_dir: Path) -> dict[int, dict]:
+    """completions.jsonl rows by training step (ms-swift may log the last step twice)."""
+    rows = [json.loads(line) for line in (run_dir / "completions.jsonl").open()]
+    return {int(row["step"][0]): row for row in rows}
+
+
+def test_frozen_lake_episodes_ran_in_training(training_run: Path) -> None:
+    steps = completions_by_step(training_run)
+    assert sorted(steps) == [1, 2]
+    prompts = [prompt for row in steps.values() for prompt in row["prompt"]]
+    assert len(prompts) == 4  # 2 steps x 2 completions
+    assert all("You are playing FrozenLake" in prompt for prompt in prompts)
+    assert all(turns == MAX_TURNS for row in steps.values() for turns in row["num_turns"])
+
+
+def test_the_env_reward_is_the_training_reward(training_run: Path) -> None:
+    # a random model answers garbage: each of its 3 turns earns its row's invalid_action_reward
+    steps = completions_by_step(training_run)
+    totals = [total for row in steps.values() for total in row["SwiftGymTotal"]]
+    expected = {round(MAX_TURNS * reward, 6) for reward in INVALID_ACTION_REWARDS}
+    assert {round(total, 6) for total in totals} <= expected
+    assert all(total > 0 for total in totals)
+    logs = [json.loads(line) for line in (training_run / "logging.jsonl").open()]
+    logged = {
+        log["global_step/max_steps"]: log for log in logs if "rewards/SwiftGymTotal/mean" in log
+    }
+    assert sorted(logged) == ["1/2", "2/2"]
+    for step, row in steps.items():
+        log = logged[f"{step}/2"]
+        assert log["rewards/SwiftGymTotal/mean"] == pytest.approx(sum(row["SwiftGymTotal"]) / 2)
+        assert log["reward"] == pytest.approx(
+            log["rewards/SwiftGymTotal/mean"] + log["rewards/FrozenLakeFormat/mean"]
+        )

@@ -1,0 +1,59 @@
+"""A tiny random-weight Qwen2 model and a ChatML BPE tokenizer, built offline in seconds.
+
+No hub is reachable here, so the training test makes its own model: a byte-level BPE trained on
+a few FrozenLake-like lines, and a 2-layer Qwen2 with hidden size 64 (~0.4 MB). It is a real
+model for ms-swift (`--model_type qwen2 --template qwen2_5`), it just knows nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+CHATML = (
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content']"
+    " + '<|im_end|>' + '\\n'}}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+CORPUS = [
+    "<action>up</action> <action>down</action> <action>left</action> <action>right</action>",
+    "You are at row 1, col 2. G F F F H S P",
+    "system user assistant",
+]
+
+
+def build_tiny_model(out: Path) -> Path:
+    """Write tokenizer and model files into `out` and return it."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tokenizer.train_from_iterator(CORPUS * 20, trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer, eos_token="<|im_end|>", pad_token="<|endoftext|>"
+    )
+    fast.chat_template = CHATML
+    fast.save_pretrained(out)
+    torch.manual_seed(0)
+    config = Qwen2Config(
+        vocab_size=len(fast),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=4096,
+        tie_word_embeddings=True,
+        eos_token_id=fast.eos_token_id,
+        pad_token_id=fast.pad_token_id,
+    )
+    Qwen2ForCausalLM(config).save_pretrained(out)
+    return out
