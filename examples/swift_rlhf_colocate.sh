@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# GRPO on FrozenLake with `swift rlhf`, vLLM colocated with the trainer (GPU machine).
+# Needs: pip install "swift-gym[swift]" swift-gym-frozen-lake vllm. No --external_plugins:
+# the installed swift-gym registers frozen_lake, the swift_gym scheduler and its rewards.
+set -euo pipefail
+MODEL=${MODEL:-Qwen/Qwen2.5-1.5B-Instruct}
+NPROC=${NPROC:-8}
+python "$(dirname "$0")/make_frozen_lake_dataset.py" -n 1024 -o frozen_lake.jsonl
+
+NPROC_PER_NODE=$NPROC swift rlhf \
+    --rlhf_type grpo \
+    --model "$MODEL" \
+    --dataset frozen_lake.jsonl \
+    --use_vllm true \
+    --vllm_mode colocate \
+    --vllm_gpu_memory_utilization 0.4 \
+    --multi_turn_scheduler swift_gym \
+    --gym_env frozen_lake \
+    --use_gym_env true \
+    --max_turns 10 \
+    --reward_funcs frozen_lake_format \
+    --reward_weights 0.2 1.0 \
+    --num_generations 8 \
+    --per_device_train_batch_size 8 \
+    --max_completion_length 256 \
+    --tuner_type full \
+    --torch_dtype bfloat16 \
+    --learning_rate 1e-6 \
+    --num_train_epochs 1 \
+    --log_completions true \
+    --output_dir output/frozen_lake_colocate
