@@ -1,8 +1,8 @@
 """A tiny random-weight Qwen2 model and a ChatML BPE tokenizer, built offline in seconds.
 
-No hub is reachable here, so the training test makes its own model: a byte-level BPE trained on
-a few FrozenLake-like lines, and a 2-layer Qwen2 with hidden size 64 (~0.4 MB). It is a real
-model for ms-swift (`--model_type qwen2 --template qwen2_5`), it just knows nothing.
+No hub is reachable here, so the tests make their own model: a byte-level BPE trained on a few
+FrozenLake-like lines, and a 2-layer Qwen2 with hidden size 64 (~0.4 MB; 128 for vLLM). It is a
+real model for ms-swift (`--model_type qwen2 --template qwen2_5`), it just knows nothing.
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ CORPUS = [
 ]
 
 
-def build_tiny_model(out: Path) -> Path:
-    """Write tokenizer and model files into `out` and return it."""
+def build_tiny_model(out: Path, hidden_size: int = 64) -> Path:
+    """Write tokenizer and model files into `out` and return it.
+
+    vLLM's CPU attention wants a head size of 64: give `hidden_size=128` (2 heads) for it.
+    """
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
@@ -45,8 +48,8 @@ def build_tiny_model(out: Path) -> Path:
     torch.manual_seed(0)
     config = Qwen2Config(
         vocab_size=len(fast),
-        hidden_size=64,
-        intermediate_size=128,
+        hidden_size=hidden_size,
+        intermediate_size=2 * hidden_size,
         num_hidden_layers=2,
         num_attention_heads=2,
         num_key_value_heads=1,

