@@ -75,3 +75,14 @@ def test_swift_gym_imports_without_ms_swift_or_torch(env: Venv) -> None:
         "import importlib.util as u; print(u.find_spec('swift'), u.find_spec('torch'))"
     )
     assert result.stdout.split() == ["None", "None"]
+
+
+FINDERS = "import sys; print(sorted(type(f).__name__ for f in sys.meta_path))"
+
+
+def test_the_start_up_hook_is_installed_and_can_be_turned_off(env: Venv) -> None:
+    result = env.run(FINDERS)
+    assert result.returncode == 0, result.stderr
+    assert "_RegistryFinder" in result.stdout
+    result = env.run(FINDERS, env={"SWIFT_GYM_AUTOLOAD": "0"})
+    assert "_RegistryFinder" not in result.stdout

@@ -7,6 +7,7 @@ is skipped by a test-only start-up file (cpu_patches/sitecustomize.py), not by t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -93,10 +94,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def stop(process: subprocess.Popen) -> None:
     """End the server and every process it spawned (vLLM workers), even if it already exited."""
     for sig, wait in ((signal.SIGTERM, 60), (signal.SIGKILL, 30)):
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            pass
         try:
             process.wait(timeout=wait)
             return
