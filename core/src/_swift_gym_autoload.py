@@ -1,6 +1,9 @@
 """Start-up hook, run by `swift_gym_autoload.pth` in every Python process of the environment.
 
 It only puts a finder on `sys.meta_path` (stdlib only, never raises, well under a millisecond).
+It lives outside the `swift_gym` package so that start-up imports nothing of swift-gym, and the
+marker PYTEST_DONT_REWRITE tells pytest (which rewrites every module of a distribution with a
+pytest plugin) not to warn that this one was imported before it could.
 The finder stays idle until one of ms-swift's registry modules is imported; right after that
 module's body runs, swift-gym fills the module's registry in place, so `--gym_env`,
 `--multi_turn_scheduler` and `--reward_funcs` see swift-gym's names in every process, with no
