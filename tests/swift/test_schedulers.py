@@ -90,11 +90,13 @@ class RaisingEnv(swift_gym.Env):
 
 
 def test_swift_gym_isolates_a_bad_row_and_a_raising_env(
-    monkeypatch, oracle, rows, run_rollout
+    monkeypatch, oracle, rows, run_rollout, make_scheduler
 ) -> None:
     monkeypatch.setitem(envs, "raising", RaisingEnv)  # as an --external_plugins file would
     requests = rows({"seed": 0}, {"seed": 1, "size": "big"}, {"name": "raising", "seed": 2})
-    good, bad_row, crashed = run_rollout("swift_gym", oracle, requests)
+    scheduler = make_scheduler("swift_gym", oracle)
+    good, bad_row, crashed = run_rollout("swift_gym", oracle, requests, scheduler=scheduler)
+    assert scheduler._envs == {} and scheduler._records == {}  # nothing left behind
     assert good.rollout_infos["total_reward"] == 1.0
     assert bad_row.rollout_infos["total_reward"] == 0.0
     assert "reset failed: InvalidConfigError" in bad_row.rollout_infos["env_error"]

@@ -130,8 +130,10 @@ def make_scheduler_class(base: type) -> type:
         async def on_turn_end(self, request: Any, response_choice: Any, current_turn: int) -> dict:
             uuid = request.uuid
             env = self._envs.get(uuid)
-            if env is None:
-                return {"done": True, "rollout_infos": self._rollout_infos(uuid, True)}
+            if env is None:  # its reset failed: report once, then forget it
+                infos = self._rollout_infos(uuid, True)
+                self._records.pop(uuid, None)
+                return {"done": True, "rollout_infos": infos}
             try:
                 result = await self._guarded(env.step(deepcopy(request.messages)))
                 observation, reward, done, info = _checked_step(result)
