@@ -8,7 +8,7 @@ takes `env_config`, which any subclass is.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from .config import EnvConfig, validate_config
@@ -51,3 +51,23 @@ class Env(ABC):
 
     async def close(self) -> None:  # noqa: B027 - a no-op default is the point
         """Release resources. Safe to call more than once."""
+
+    # Optional, for `swift-gym eval`; ms-swift never calls these.
+
+    def oracle_reply(self) -> str:
+        """A reply of a reference policy for the current state (`swift-gym eval --policy oracle`).
+
+        Override it where a best move can be computed (FrozenLake: a shortest-path step, as
+        `<action>...</action>`), so a published oracle baseline can be reproduced. The default
+        raises NotImplementedError, and the command says that this env has no oracle.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not define oracle_reply()")
+
+    def sample_replies(self) -> Sequence[str]:
+        """Replies `swift-gym eval --policy random` draws from, uniformly, each turn.
+
+        Override it to give the random baseline your env's action format. The default, an empty
+        sequence, makes the random policy use its generic replies (a mix of valid and invalid
+        `<action>` tags and prose).
+        """
+        return ()

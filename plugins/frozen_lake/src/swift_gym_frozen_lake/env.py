@@ -175,3 +175,7 @@ class FrozenLakeEnv(Env):
         if action is None:
             raise RuntimeError("the episode is over: call reset() before asking for an action")
         return action
+
+    def oracle_reply(self) -> str:
+        """`oracle_action()` as the model should write it: `<action>up</action>`."""
+        return f"<action>{self.oracle_action()}</action>"

@@ -1,0 +1,137 @@
+"""One episode, played to the end and recorded: the loop ms-swift's gym scheduler runs.
+
+reset -> (system prompt, first observation); then each turn the policy replies to the whole
+chat, the env steps on it, and its observation joins the chat, until the env says done or
+`max_turns` replies were given (ms-swift's `--max_turns`). Whatever goes wrong (the env raises,
+the policy fails) ends only this episode, with status "error" and the reason.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .policies import Policy, PolicyError
+
+if TYPE_CHECKING:
+    from ..env import Env, Message
+    from ..registry import Registry
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """What to play: the env (resolved name) and the env_config as a dataset row gives it."""
+
+    index: int
+    env: str
+    env_config: dict[str, Any] = field(default_factory=dict)
+
+
+def episode_rng(spec: EpisodeSpec) -> random.Random:
+    """The episode's private RNG (never the global one): same index and seed, same draws."""
+    return random.Random(f"swift-gym/eval/{spec.index}/{spec.env_config.get('seed')}")
+
+
+def parsed_action(info: Mapping[str, Any]) -> Any:
+    """The action the env read from the reply, if its info says (`action` or `parsed_action`)."""
+    return info.get("action", info.get("parsed_action"))
+
+
+def valid_action(info: Mapping[str, Any]) -> bool | None:
+    """Whether the reply held a valid action: `metrics.valid_action`, else whether `action`
+    is set; None when the env reports neither."""
+    metrics = info.get("metrics")
+    if isinstance(metrics, Mapping) and isinstance(metrics.get("valid_action"), (int, float)):
+        return bool(metrics["valid_action"])
+    if "action" in info or "parsed_action" in info:
+        return parsed_action(info) is not None
+    return None
+
+
+def succeeded(info: Mapping[str, Any], done: bool, total_reward: float) -> bool:
+    """`success` from the last info (or its `metrics`); else: the env ended the episode with
+    some reward earned."""
+    for source in (info, info.get("metrics")):
+        if isinstance(source, Mapping) and isinstance(source.get("success"), (bool, int, float)):
+            return bool(source["success"])
+    return done and total_reward > 0
+
+
+async def run_episode(
+    spec: EpisodeSpec, policy: Policy, max_turns: int, registry: Registry
+) -> dict[str, Any]:
+    """Play `spec` with `policy`; the trajectory record (see `trajectories`)."""
+    record: dict[str, Any] = {
+        "index": spec.index,
+        "env": spec.env,
+        "seed": spec.env_config.get("seed"),
+        "env_config": spec.env_config,
+        "policy": policy.name,
+        "system_prompt": None,
+        "observation": None,
+        "reset_info": None,
+        "turns": [],
+        "num_turns": 0,
+        "total_reward": 0.0,
+        "success": False,
+        "status": None,
+        "error": None,
+    }
+    turns: list[dict[str, Any]] = record["turns"]
+    env: Env | None = None
+    info: Mapping[str, Any] = {}
+    done = False
+    stage = "building the env"
+    try:
+        env = registry.get_env_class(spec.env)(spec.env_config)
+        stage = "reset()"
+        observation, reset_info, system_prompt = await env.reset()
+        record.update(system_prompt=system_prompt, observation=observation, reset_info=reset_info)
+        messages: list[Message] = (
+            [{"role": "system", "content": system_prompt}] if system_prompt else []
+        )
+        messages.append({"role": "user", "content": observation})
+        rng = episode_rng(spec)
+        while not done and len(turns) < max_turns:
+            stage = "the policy"
+            reply = await policy.reply(env, messages, rng)
+            messages.append({"role": "assistant", "content": reply})
+            stage = "step()"
+            observation, reward, done, info = await env.step(messages)
+            messages.append({"role": "user", "content": observation})
+            record["total_reward"] += float(reward)
+            turns.append(
+                {
+                    "turn": len(turns) + 1,
+                    "reply": reply,
+                    "action": parsed_action(info),
+                    "valid_action": valid_action(info),
+                    "observation": observation,
+                    "reward": reward,
+                    "done": bool(done),
+                    "info": info,
+                }
+            )
+    except PolicyError as error:
+        record.update(status="error", error=f"policy {policy.name}: {error}")
+    except Exception as error:  # an env bug ends this episode only, with the reason
+        record.update(status="error", error=f"{stage} raised {type(error).__name__}: {error}")
+    finally:
+        if env is not None:
+            try:
+                await env.close()
+            except Exception as error:
+                record["error"] = (
+                    record["error"] or f"close() raised {type(error).__name__}: {error}"
+                )
+    record["num_turns"] = len(turns)
+    if record["status"] is None:
+        if done:
+            status = info.get("status")
+            record["status"] = status if isinstance(status, str) and status else "done"
+        else:
+            record["status"] = "max_turns"
+        record["success"] = succeeded(info, done, record["total_reward"])
+    return record

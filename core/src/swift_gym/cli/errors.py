@@ -1,0 +1,29 @@
+"""Exit codes scripts can trust, and the one way a command stops with an error.
+
+0: done, nothing wrong. 1: the command ran and found problems (bad dataset rows, episodes that
+failed, plugins that did not load). 2: it could not run as asked (bad option, unknown env,
+a config that does not validate, a missing file); click uses 2 for its own usage errors too.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+import click
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+
+
+class CommandError(click.ClickException):
+    """Stops the command with `message` on stderr and exit code 2, without a traceback."""
+
+    exit_code = EXIT_USAGE
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        from rich.text import Text
+
+        from .console import stderr
+
+        stderr().print(Text.assemble(("error: ", "bold red"), self.format_message()))

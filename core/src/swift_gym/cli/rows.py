@@ -1,0 +1,204 @@
+"""Dataset rows: read a JSONL file line by line, and check each row's `env_config`.
+
+Shared by `validate` (every row of a file), `dataset` (every row it writes) and `eval` (the rows
+it plays). Reading streams, so a file of any size costs one line of memory; a line that is not
+JSON is reported with its number instead of stopping the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import (
+    AmbiguousEnvError,
+    ConfigProblem,
+    EnvLoadError,
+    InvalidConfigError,
+    UnknownEnvError,
+    did_you_mean,
+)
+
+if TYPE_CHECKING:
+    from ..env import Env
+    from ..registry import Registry
+
+NO_ENV = "no env"
+"""Where rows without a usable env name are counted (env names never hold spaces)."""
+_CACHE_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class Line:
+    """One non-blank line of a JSONL file: the row, or why it is not one."""
+
+    number: int
+    """1-based line number, as editors show it."""
+    end: int
+    """Byte offset after the line, for progress bars."""
+    row: dict[str, Any] | None
+    error: str | None = None
+
+
+def read_jsonl(path: Path) -> Iterator[Line]:
+    """Each non-blank line of `path` parsed as a JSON object, or the reason it is not one."""
+    with path.open("rb") as file:
+        for number, raw in enumerate(file, 1):
+            if not raw.strip():
+                continue
+            end = file.tell()
+            try:
+                value = json.loads(raw)
+            except ValueError as error:  # invalid JSON or invalid UTF-8
+                yield Line(number, end, None, f"not valid JSON: {error}")
+                continue
+            if not isinstance(value, dict):
+                kind = type(value).__name__
+                yield Line(number, end, None, f"a row must be a JSON object, got {kind}")
+                continue
+            yield Line(number, end, value)
+
+
+@dataclass(frozen=True)
+class RowCheck:
+    """What checking one row found: which env it is for, and what is wrong (nothing if ok)."""
+
+    env: str
+    problems: tuple[ConfigProblem, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _name_problem(reason: str, value: Any, **extra: Any) -> ConfigProblem:
+    return ConfigProblem("env_config.name", reason, value, **extra)
+
+
+def unknown_env_reason(error: UnknownEnvError) -> tuple[str, str | None, str]:
+    """A one-line reason, a did-you-mean and the list of installed envs, for a row report."""
+    bare = (error.name or "").rpartition(":")[2]
+    suggestion = did_you_mean(error.name or "", error.installed) or did_you_mean(
+        bare, error.installed
+    )
+    installed = ", ".join(error.installed) or "none (pip install an env package)"
+    return "unknown env", suggestion, f"installed: {installed}"
+
+
+class RowChecker:
+    """Checks env_configs against their env's schema and, with `build`, by building the env.
+
+    Building is what ms-swift does at rollout time, so it also catches configs the schema
+    cannot (FrozenLake: no solvable map for this size, p and seed). Identical env_configs are
+    checked once.
+    """
+
+    def __init__(self, registry: Registry, default_env: str | None = None, build: bool = True):
+        self.registry = registry
+        self.default_env = default_env
+        self.build = build
+        self._cache: dict[str, RowCheck] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def check_row(self, row: Mapping[str, Any]) -> RowCheck:
+        """Check a dataset row's `env_config` (absent means `{}`, as in ms-swift)."""
+        env_config = row.get("env_config", {})
+        if not isinstance(env_config, Mapping):
+            problem = ConfigProblem("env_config", "must be a JSON object", env_config)
+            return RowCheck(self.default_env or NO_ENV, (problem,))
+        return self.check(env_config)
+
+    def check(self, env_config: Mapping[str, Any]) -> RowCheck:
+        """Check one env_config; its `name` wins over the default env."""
+        try:
+            key = json.dumps(env_config, sort_keys=True)
+        except (TypeError, ValueError):
+            return self._check(env_config)
+        found = self._cache.get(key)
+        if found is None:
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            found = self._cache[key] = self._check(env_config)
+        return found
+
+    def _check(self, env_config: Mapping[str, Any]) -> RowCheck:
+        name = env_config.get("name")
+        if name is None:
+            name = self.default_env
+        if name is None:
+            reason = "no env name: set env_config.name in the row, or pass the env (--gym-env)"
+            return RowCheck(NO_ENV, (_name_problem(reason, None, has_value=False),))
+        if not isinstance(name, str):
+            return RowCheck(NO_ENV, (_name_problem("must be a string", name),))
+        try:
+            env_class = self.registry.get_env_class(name)
+        except UnknownEnvError as error:
+            reason, suggestion, hint = unknown_env_reason(error)
+            return RowCheck(name, (_name_problem(reason, name, suggestion=suggestion, hint=hint),))
+        except (AmbiguousEnvError, EnvLoadError) as error:
+            return RowCheck(name, (_name_problem(str(error), name),))
+        try:
+            if self.build:
+                self._build(env_class, env_config)
+            else:
+                from ..config import validate_config
+
+                validate_config(env_class.config_model, env_config, name)
+        except InvalidConfigError as error:
+            return RowCheck(name, tuple(_in_env_config(problem) for problem in error.problems))
+        except Exception as error:  # an env's constructor may raise anything: report it
+            reason = f"building the env raised {type(error).__name__}: {error}"
+            return RowCheck(name, (ConfigProblem("env_config", reason, has_value=False),))
+        return RowCheck(name)
+
+    def _build(self, env_class: type[Env], env_config: Mapping[str, Any]) -> None:
+        from ..env import Env
+
+        env = env_class(env_config)
+        if type(env).close is not Env.close:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+            self._loop.run_until_complete(env.close())
+
+    def close(self) -> None:
+        """Close the event loop used to close built envs."""
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+
+    def __enter__(self) -> RowChecker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _in_env_config(problem: ConfigProblem) -> ConfigProblem:
+    """The problem with its field named from the row: `size` -> `env_config.size`."""
+    if problem.field == "env_config" or problem.field.startswith("env_config."):
+        return problem
+    return ConfigProblem(
+        f"env_config.{problem.field}",
+        problem.reason,
+        problem.value,
+        has_value=problem.has_value,
+        suggestion=problem.suggestion,
+        hint=problem.hint,
+    )
+
+
+def problem_fields(problem: ConfigProblem) -> dict[str, Any]:
+    """A problem as JSON fields: `field`, `reason` (with did-you-mean and hint) and `value`."""
+    reason = problem.reason
+    if problem.suggestion:
+        reason += f"; did you mean {problem.suggestion!r}?"
+    if problem.hint:
+        reason += f"; {problem.hint}"
+    fields: dict[str, Any] = {"field": problem.field, "reason": reason}
+    if problem.has_value:
+        fields["value"] = problem.value
+    return fields

@@ -1,0 +1,90 @@
+"""The numbers an eval run is judged by, from its trajectory records.
+
+Failed episodes (status "error") count as episodes that did not succeed: a server that drops
+half the requests should show up as a lower success rate, not vanish from the denominator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+Z95 = 1.959963984540054
+"""Two-sided 95% quantile of the normal distribution."""
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and its 95% confidence interval (normal approximation; zero width below 2 values)."""
+    n = len(values)
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return (mean, mean, mean)
+    variance = math.fsum((value - mean) ** 2 for value in values) / (n - 1)
+    half = Z95 * math.sqrt(variance / n)
+    return (mean, mean - half, mean + half)
+
+
+def wilson_ci(successes: int, n: int) -> tuple[float, float]:
+    """95% Wilson score interval of a rate: sensible at 0 and at 1, unlike mean +- error."""
+    if n == 0:
+        return (math.nan, math.nan)
+    rate = successes / n
+    denominator = 1 + Z95**2 / n
+    centre = (rate + Z95**2 / (2 * n)) / denominator
+    half = Z95 * math.sqrt(rate * (1 - rate) / n + Z95**2 / (4 * n * n)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def summarize(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Success rate, reward, turns, invalid actions, statuses and errors of `records`."""
+    rewards: list[float] = []
+    turns: list[int] = []
+    successes = 0
+    statuses: Counter[str] = Counter()
+    errors: Counter[str] = Counter()
+    judged = invalid = 0
+    for record in records:
+        rewards.append(float(record.get("total_reward") or 0.0))
+        turns.append(int(record.get("num_turns") or 0))
+        successes += bool(record.get("success"))
+        statuses[str(record.get("status"))] += 1
+        if record.get("error"):
+            errors[str(record["error"])] += 1
+        for turn in record.get("turns") or ():
+            if turn.get("valid_action") is not None:
+                judged += 1
+                invalid += not turn["valid_action"]
+    n = len(rewards)
+    mean, low, high = mean_ci(rewards)
+    rate_low, rate_high = wilson_ci(successes, n)
+    return {
+        "episodes": n,
+        "success_rate": successes / n if n else math.nan,
+        "success_rate_ci95": [rate_low, rate_high],
+        "mean_reward": mean,
+        "mean_reward_ci95": [low, high],
+        "mean_turns": math.fsum(turns) / n if n else math.nan,
+        "invalid_action_rate": invalid / judged if judged else None,
+        "statuses": dict(statuses.most_common()),
+        "failed_episodes": sum(errors.values()),
+        "errors": dict(errors.most_common(5)),
+    }
+
+
+def json_safe(summary: dict[str, Any]) -> dict[str, Any]:
+    """NaN (no episodes) as null, since JSON has no NaN."""
+
+    def fix(value: Any) -> Any:
+        if isinstance(value, float) and math.isnan(value):
+            return None
+        if isinstance(value, list):
+            return [fix(item) for item in value]
+        if isinstance(value, dict):
+            return {key: fix(item) for key, item in value.items()}
+        return value
+
+    return fix(summary)

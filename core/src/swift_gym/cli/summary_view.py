@@ -1,0 +1,56 @@
+"""An eval summary as a small table people read at a glance."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from .console import stdout
+
+
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None or math.isnan(value) else f"{value:.1%}"
+
+
+def _interval(pair: list[float]) -> str:
+    low, high = pair
+    return "" if math.isnan(low) else f"95% CI {low:.3f} to {high:.3f}"
+
+
+def print_summary(summary: dict[str, Any], title: str, output: str | None) -> None:
+    """Print `summary` (from `stats.summarize`) under `title`."""
+    n = summary["episodes"]
+    successes = round(summary["success_rate"] * n) if n else 0
+    table = Table(box=None, show_header=False, title=title, title_justify="left", pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    table.add_column(style="dim")
+    table.add_row(
+        "success rate",
+        f"{summary['success_rate']:.3f}",
+        f"{successes} of {n}; {_interval(summary['success_rate_ci95'])}",
+    )
+    table.add_row(
+        "mean reward", f"{summary['mean_reward']:.3f}", _interval(summary["mean_reward_ci95"])
+    )
+    table.add_row("mean turns", f"{summary['mean_turns']:.2f}", "")
+    table.add_row("invalid actions", _rate(summary["invalid_action_rate"]), "of replies")
+    statuses = ", ".join(f"{status} {count}" for status, count in summary["statuses"].items())
+    table.add_row("statuses", "", Text(statuses))
+    failed = summary["failed_episodes"]
+    table.add_row(
+        "failed episodes",
+        Text(str(failed), style="red" if failed else "green"),
+        "env or policy error",
+    )
+    out = stdout()
+    out.print(table)
+    for error, count in summary["errors"].items():
+        out.print(Text.assemble((f"  {count} x ", "red"), error))
+    if output:
+        out.print(Text(f"trajectories: {output}"))
+    else:
+        out.print("[dim]trajectories not kept: pass -o FILE.jsonl to keep them[/]")

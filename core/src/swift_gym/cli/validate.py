@@ -1,0 +1,106 @@
+"""`swift-gym validate`: check every row of a dataset before a training run finds the bad one."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from .console import cells, print_json, stderr, stdout
+from .errors import EXIT_OK, EXIT_PROBLEMS
+from .options import json_option
+from .progress import progress_bar
+from .rows import RowChecker, problem_fields, read_jsonl
+
+
+@click.command()
+@click.argument("dataset", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--gym-env",
+    "gym_env",
+    metavar="NAME",
+    help="Env of rows whose env_config has no name (a row's own name wins, as in ms-swift).",
+)
+@click.option(
+    "--build/--no-build",
+    default=True,
+    show_default=True,
+    help="Also build each row's env, as ms-swift will: catches configs that fit the schema but "
+    "fail at construction (FrozenLake: no solvable map). --no-build checks schemas only.",
+)
+@json_option
+def validate(dataset: Path, gym_env: str | None, build: bool, as_json: bool) -> None:
+    """Check every row's env_config in DATASET (JSONL) against its env's schema.
+
+    Reports each bad row by line number with the field and the reason, then a summary per env.
+    Exits 1 if any row is bad (or the file has no rows), 0 if all are valid.
+    """
+    from ..registry import default_registry
+
+    rows: Counter[str] = Counter()
+    bad: Counter[str] = Counter()
+    malformed = 0
+    problems: list[dict[str, Any]] = []
+    out = stdout()
+    size = dataset.stat().st_size
+    with RowChecker(default_registry(), gym_env, build) as checker, progress_bar(False) as bar:
+        task = bar.add_task(f"validating {dataset.name}", total=size or 1)
+        for line in read_jsonl(dataset):
+            bar.update(task, completed=line.end)
+            if line.row is None:
+                malformed += 1
+                problems.append({"line": line.number, "env": None, "reason": line.error})
+                if not as_json:
+                    out.print(Text.assemble((f"line {line.number}: ", "bold red"), line.error))
+                continue
+            check = checker.check_row(line.row)
+            rows[check.env] += 1
+            if check.ok:
+                continue
+            bad[check.env] += 1
+            for problem in check.problems:
+                problems.append({"line": line.number, "env": check.env, **problem_fields(problem)})
+                if not as_json:
+                    head = f"line {line.number} ({check.env}): "
+                    out.print(Text.assemble((head, "bold red"), str(problem)))
+    total = sum(rows.values()) + malformed
+    failed = sum(bad.values()) + malformed
+    if as_json:
+        print_json(
+            {
+                "file": str(dataset),
+                "rows": total,
+                "bad_rows": failed,
+                "malformed_lines": malformed,
+                "valid": failed == 0 and total > 0,
+                "envs": {env: {"rows": rows[env], "bad": bad[env]} for env in sorted(rows)},
+                "problems": problems,
+            }
+        )
+    else:
+        _print_summary(rows, bad, malformed, total, failed)
+    raise SystemExit(EXIT_PROBLEMS if failed or not total else EXIT_OK)
+
+
+def _print_summary(
+    rows: Counter[str], bad: Counter[str], malformed: int, total: int, failed: int
+) -> None:
+    out = stdout()
+    if rows:
+        table = Table("env", "rows", "valid", "bad", title="rows per env", title_justify="left")
+        for env in sorted(rows):
+            counts = (rows[env], rows[env] - bad[env], bad[env])
+            table.add_row(*cells(env, *counts), style="red" if bad[env] else "")
+        out.print(table)
+    if malformed:
+        out.print(f"lines that are not a JSON object: {malformed}")
+    if not total:
+        stderr().print("[bold red]no rows:[/] the file holds no JSON lines")
+    elif failed:
+        out.print(f"[bold red]FAILED:[/] {failed} of {total} rows are bad")
+    else:
+        out.print(f"[bold green]OK:[/] all {total} rows are valid")

@@ -1,0 +1,289 @@
+"""`swift-gym eval --policy openai` against real HTTP servers on 127.0.0.1 started here.
+
+The servers speak the OpenAI chat API and answer with a scripted policy: a FrozenLake solver
+that reads the map from the last observation, one that always errors, one that stalls, and one
+that fails every other request. Failed and stalled requests must end only their episodes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from swift_gym_frozen_lake import ACTIONS
+from swift_gym_frozen_lake.maps import DELTAS, distances_to, find
+
+SCRIPT = Path(sys.executable).parent / "swift-gym"
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The installed `swift-gym` with `args`, no colour, no SWIFT_GYM_* or proxy settings."""
+    assert SCRIPT.exists(), f"{SCRIPT} is missing: install the core (pip install ./core)"
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("SWIFT_GYM_") and "proxy" not in k.lower() and k != "OPENAI_API_KEY"
+    }
+    environ.update({"NO_COLOR": "1", "COLUMNS": "200", "NO_PROXY": "127.0.0.1", **(env or {})})
+    return subprocess.run(
+        [str(SCRIPT), *args], capture_output=True, text=True, env=environ, timeout=300
+    )
+
+
+def solve_reply(observation: str) -> str:
+    """The shortest-path move for the grid in a FrozenLake observation, as an action tag."""
+    grid = [line.split() for line in observation.splitlines()]
+    rows = [
+        "".join(cells)
+        for cells in grid
+        if cells and all(len(c) == 1 and c in "SFHGP" for c in cells)
+    ]
+    position = find(tuple(rows), "P")
+    plain = tuple(row.replace("P", "F") for row in rows)
+    size, distance = len(plain), distances_to(plain, find(plain, "G"))
+    here = distance[position[0] * size + position[1]]
+    for action in ACTIONS:
+        r, c = position[0] + DELTAS[action][0], position[1] + DELTAS[action][1]
+        if 0 <= r < size and 0 <= c < size and distance[r * size + c] == here - 1:
+            return f"<action>{action}</action>"
+    raise AssertionError(f"no move towards G in {rows}")
+
+
+Answer = Callable[[dict[str, Any], int], tuple[int, Any]]
+"""(request body, request number) -> (HTTP status, JSON payload)."""
+
+
+@dataclass
+class Server:
+    url: str
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+
+
+def completion(text: str) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
+
+
+def solver(body: dict[str, Any], number: int) -> tuple[int, Any]:
+    return 200, completion(solve_reply(body["messages"][-1]["content"]))
+
+
+class Listener(ThreadingHTTPServer):
+    request_queue_size = 128  # the default, 5, resets connections when 30 episodes start at once
+    daemon_threads = True
+    block_on_close = False
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Answer], Server]]:
+    """Start an OpenAI-compatible server on 127.0.0.1 that answers with `answer`."""
+    servers: list[Listener] = []
+    release = threading.Event()
+
+    def start(answer: Answer) -> Server:
+        lock = threading.Lock()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def reply(self, status: int, payload: Any) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path == "/v1/models":
+                    self.reply(
+                        200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]}
+                    )
+                else:
+                    self.reply(404, {"error": "not found"})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with lock:
+                    server.requests.append(body)
+                    server.headers.append(dict(self.headers))
+                    number = len(server.requests)
+                if self.path != "/v1/chat/completions":
+                    self.reply(404, {"error": "not found"})
+                    return
+                status, payload = answer(body, number)
+                if status == 0:  # stall until the test ends
+                    release.wait(60)
+                    return
+                self.reply(status, payload)
+
+        httpd = Listener(("127.0.0.1", 0), Handler)
+        servers.append(httpd)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        server = Server(f"http://127.0.0.1:{httpd.server_address[1]}/v1")
+        return server
+
+    yield start
+    release.set()
+    for httpd in servers:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_openai_policy_plays_through_the_chat_api(
+    serve: Callable[[Answer], Server], tmp_path: Path
+) -> None:
+    server = serve(solver)
+    out = tmp_path / "t.jsonl"
+    result = run(
+        "eval", "frozen_lake", "--policy", "openai", "--base-url", server.url, "--model", "m1",
+        "-n", "20", "--concurrency", "4", "--temperature", "0.5", "-o", str(out), "--json",
+        env={"SWIFT_GYM_API_KEY": "sk-test"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["success_rate"] == 1.0
+    assert summary["failed_episodes"] == 0
+    first = server.requests[0]
+    assert first["model"] == "m1"
+    assert first["temperature"] == 0.5
+    assert first["messages"][0]["role"] == "system"
+    assert first["messages"][0]["content"].startswith("You are playing FrozenLake")
+    assert first["messages"][1]["role"] == "user"
+    assert all(h.get("Authorization") == "Bearer sk-test" for h in server.headers)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    turns = sum(r["num_turns"] for r in records)
+    assert turns == len(server.requests)
+    longest = max(server.requests, key=lambda body: len(body["messages"]))
+    assert [m["role"] for m in longest["messages"][1:]] == ["user", "assistant"] * (
+        len(longest["messages"]) // 2 - 1
+    ) + ["user"]
+    assert records[0]["turns"][0]["reply"].startswith("<action>")
+
+
+def test_the_model_is_found_at_models_when_not_given(serve: Callable[[Answer], Server]) -> None:
+    server = serve(solver)
+    result = run(
+        "eval", "frozen_lake", "--policy", "openai", "--base-url", server.url, "-n", "3", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    assert {body["model"] for body in server.requests} == {"scripted"}
+    assert "Authorization" not in server.headers[0]  # no key set, none sent
+
+
+def test_a_server_that_errors_fails_every_episode_and_the_run_completes(
+    serve: Callable[[Answer], Server], tmp_path: Path
+) -> None:
+    server = serve(lambda body, number: (500, {"error": {"message": "model crashed"}}))
+    out = tmp_path / "t.jsonl"
+    result = run(
+        "eval", "frozen_lake", "--policy", "openai", "--base-url", server.url, "--model", "m",
+        "-n", "6", "--retries", "1", "-o", str(out), "--json",
+    )  # fmt: skip
+    assert result.returncode == 1
+    summary = json.loads(result.stdout)
+    assert summary["episodes"] == 6
+    assert summary["statuses"] == {"error": 6}
+    assert summary["success_rate"] == 0.0
+    (error,) = summary["errors"]
+    assert error.startswith("policy openai: HTTP 500:")
+    assert "model crashed" in error
+    assert error.endswith("gave up after 2 attempts")
+    assert len(server.requests) == 12  # one try and one retry per episode
+    assert len(out.read_text().splitlines()) == 6
+
+
+def test_a_client_error_is_not_retried(serve: Callable[[Answer], Server]) -> None:
+    server = serve(lambda body, number: (401, {"error": "bad key"}))
+    result = run("eval", "frozen_lake", "--policy", "openai", "--base-url", server.url,
+                 "--model", "m", "-n", "2", "--retries", "3")  # fmt: skip
+    assert result.returncode == 1
+    assert len(server.requests) == 2
+    assert "2 x policy openai: HTTP 401:" in result.stdout
+
+
+def test_a_server_that_stalls_times_out_and_the_run_completes(
+    serve: Callable[[Answer], Server],
+) -> None:
+    server = serve(lambda body, number: (0, None))
+    result = run(
+        "eval", "frozen_lake", "--policy", "openai", "--base-url", server.url, "--model", "m",
+        "-n", "4", "--timeout", "0.5", "--retries", "0", "--json",
+    )  # fmt: skip
+    assert result.returncode == 1
+    summary = json.loads(result.stdout)
+    assert summary["statuses"] == {"error": 4}
+    (error,) = summary["errors"]
+    assert error.startswith("policy openai: request timed out")
+    assert len(server.requests) == 4
+
+
+def test_failed_requests_are_retried(serve: Callable[[Answer], Server]) -> None:
+    seen: set[str] = set()
+
+    def busy_once(body: dict[str, Any], number: int) -> tuple[int, Any]:
+        key = json.dumps(body["messages"])
+        if key not in seen:  # the first try of every turn
+            seen.add(key)
+            return 503, {"error": "busy"}
+        return solver(body, number)
+
+    server = serve(busy_once)
+    result = run(
+        "eval", "frozen_lake", "--policy", "openai", "--base-url", server.url, "--model", "m",
+        "-n", "4", "--retries", "1", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout
+    assert json.loads(result.stdout)["success_rate"] == 1.0
+    assert len(server.requests) == 2 * len(seen)
+
+
+def test_some_episodes_fail_and_the_others_are_kept(
+    serve: Callable[[Answer], Server], tmp_path: Path
+) -> None:
+    def picky(body: dict[str, Any], number: int) -> tuple[int, Any]:
+        goal_on_top = "G" in body["messages"][-1]["content"].split("\n\n")[1].splitlines()[0]
+        return (500, {"error": "no"}) if goal_on_top else solver(body, number)
+
+    server = serve(picky)
+    out = tmp_path / "t.jsonl"
+    result = run(
+        "eval", "frozen_lake", "--policy", "openai", "--base-url", server.url, "--model", "m",
+        "-n", "30", "--retries", "0", "-o", str(out), "--json",
+    )  # fmt: skip
+    assert result.returncode == 1
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    failed = [r for r in records if r["status"] == "error"]
+    won = [r for r in records if r["status"] == "goal"]
+    assert failed and won and len(failed) + len(won) == 30
+    assert all("G" in r["observation"].split("\n\n")[1].splitlines()[0] for r in failed)
+    assert json.loads(result.stdout)["failed_episodes"] == len(failed)
+
+
+def test_an_unreachable_server_without_model_is_a_usage_error(tmp_path: Path) -> None:
+    out = tmp_path / "t.jsonl"
+    result = run("eval", "frozen_lake", "--policy", "openai", "--base-url", "http://127.0.0.1:9/v1",
+                 "--timeout", "2", "-o", str(out))  # fmt: skip
+    assert result.returncode == 2
+    assert not out.exists()
+    assert "could not list the models at http://127.0.0.1:9/v1/models" in result.stderr
+    assert "pass --model" in result.stderr
+
+
+def test_an_unset_api_key_variable_is_a_usage_error() -> None:
+    result = run(
+        "eval", "frozen_lake", "--policy", "openai", "--model", "m", "--api-key-env", "MY_KEY"
+    )
+    assert result.returncode == 2
+    assert "--api-key-env MY_KEY: that variable is not set" in result.stderr
