@@ -1,0 +1,230 @@
+"""The runs the kit makes for one config, and the violations they find.
+
+Per config: one recorded episode as given (when it has no seed), one per seed, the same
+episodes again on fresh instances (determinism) and all of them interleaved on one loop
+(isolation), every garbage reply on a fresh instance, and `close()` where it is easy to get
+wrong. "Recorded" runs check every result; the comparison runs only keep transcripts, so a
+broken rule is reported once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import random
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from ..env import Env, Message
+from .episodes import Episode, Recorder, close_env, env_samples, first_difference
+from .options import CheckOptions
+from .replies import GARBAGE_REPLIES, RepeatedReply, ReplyScript, Script
+from .report import ConformanceReport, Violation
+
+
+def _global_rng_state() -> tuple[Any, ...]:
+    """The global `random` state and, if numpy is imported, numpy's legacy global state."""
+    states: list[Any] = [random.getstate()]
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        name, keys, *rest = numpy.random.get_state()
+        states.append((name, keys.tobytes(), *rest))
+    return tuple(states)
+
+
+def _import_numpy_if_installed() -> None:
+    """So an env that imports numpy lazily is caught touching its global RNG too."""
+    if "numpy" not in sys.modules and importlib.util.find_spec("numpy") is not None:
+        importlib.import_module("numpy")
+
+
+class ConfigCheck:
+    """All the runs for one config, recording violations into a shared report."""
+
+    def __init__(
+        self,
+        env_class: type[Env],
+        config: Mapping[str, Any],
+        options: CheckOptions,
+        report: ConformanceReport,
+    ):
+        if not isinstance(config, Mapping):
+            raise TypeError(f"each config must be a dict (an env_config), not {config!r}")
+        self.env_class = env_class
+        self.config = dict(config)
+        self.options = options
+        self.report = report
+        self.samples: list[Message] = []
+        if self.config.get("seed") is not None:
+            self.seeded = [self.config]
+        else:
+            self.seeded = [{**self.config, "seed": seed} for seed in options.seeds]
+
+    def record(
+        self,
+        check: str,
+        message: str,
+        config: Mapping[str, Any],
+        step: int | None = None,
+        reply: str | None = None,
+    ) -> None:
+        if check not in self.options.skip:
+            self.report.violations.append(Violation(check, message, dict(config), step, reply))
+
+    def recorder(self, config: Mapping[str, Any]) -> Recorder:
+        def record(check: str, message: str, step: int | None, reply: str | None) -> None:
+            self.record(check, message, config, step, reply)
+
+        return Recorder(record, self.options.block_budget)
+
+    def build(self, config: Mapping[str, Any]) -> Env | None:
+        try:
+            return self.env_class(config)
+        except Exception as error:  # the env's failure is what the kit reports
+            self.record("construct", f"{type(error).__name__}: {error}", config)
+            return None
+
+    def episode(
+        self,
+        env: Env,
+        config: Mapping[str, Any],
+        key: str,
+        recorded: bool,
+        script: Script | None = None,
+    ) -> Episode:
+        if script is None:
+            script = ReplyScript(f"swift-gym-conformance/{config.get('seed')}/{key}", self.samples)
+        recorder = self.recorder(config) if recorded else None
+        return Episode(env, script, call_timeout=self.options.call_timeout, recorder=recorder)
+
+    async def play(self, config: Mapping[str, Any], key: str, recorded: bool) -> Episode | None:
+        """One whole episode on a fresh instance; recorded runs also check the global RNG."""
+        watch_rng = recorded and "global_rng" not in self.options.skip
+        before = _global_rng_state() if watch_rng else None
+        env = self.build(config) if recorded else _quiet_build(self.env_class, config)
+        if env is None:
+            return None
+        episode = self.episode(env, config, key, recorded)
+        await episode.start()
+        while not episode.done:
+            await episode.advance(self.options.max_steps)
+        await episode.close(times=2 if recorded else 1)
+        self._count(episode)
+        if watch_rng and _global_rng_state() != before:
+            self.record(
+                "global_rng",
+                "the episode changed the global random (or numpy) RNG state: give the env its "
+                "own random.Random(seed) / numpy.random.default_rng(seed)",
+                config,
+            )
+        return episode
+
+    def _count(self, episode: Episode) -> None:
+        self.report.episodes += 1
+        self.report.steps += episode.steps
+
+    async def run(self) -> None:
+        _import_numpy_if_installed()
+        probe = self.build(self.config)
+        if probe is None:
+            return
+        self.samples = env_samples(probe, self.options.sample_replies)
+        await close_env(probe, 1, lambda message: None)  # check_close reports close() failures
+        if self.config.get("seed") is None:
+            await self.play(self.config, "as-given", recorded=True)
+        firsts = [await self.play(config, "0", recorded=True) for config in self.seeded]
+        if "determinism" not in self.options.skip:
+            await self.check_determinism(firsts)
+        if "isolation" not in self.options.skip:
+            await self.check_isolation(firsts)
+        if "garbage" not in self.options.skip:
+            await self.check_garbage()
+        if "close" not in self.options.skip:
+            await self.check_close()
+
+    async def check_determinism(self, firsts: list[Episode | None]) -> None:
+        for config, first in zip(self.seeded, firsts, strict=True):
+            again = await self.play(config, "0", recorded=False)
+            if first is None or again is None:
+                continue
+            difference = first_difference(first.transcript, again.transcript)
+            if difference is not None:
+                self.record(
+                    "determinism",
+                    f"a fresh instance with the same seed and replies played differently: "
+                    f"{difference}",
+                    config,
+                )
+
+    async def check_isolation(self, firsts: list[Episode | None]) -> None:
+        """Every seeded config, `copies` times, interleaved step by step on this loop."""
+        runs: list[tuple[Mapping[str, Any], Episode, Episode]] = []
+        for config, first in zip(self.seeded, firsts, strict=True):
+            for _ in range(self.options.copies):
+                env = _quiet_build(self.env_class, config)
+                if first is not None and env is not None:
+                    runs.append((config, first, self.episode(env, config, "0", recorded=False)))
+        episodes = [episode for _, _, episode in runs]
+        await asyncio.gather(*(episode.start() for episode in episodes))
+        while live := [episode for episode in episodes if not episode.done]:
+            await asyncio.gather(*(episode.advance(self.options.max_steps) for episode in live))
+        for _, _, episode in runs:
+            await episode.close()
+            self._count(episode)
+        for played, first, episode in runs:
+            difference = first_difference(first.transcript, episode.transcript)
+            if difference is not None:
+                self.record(
+                    "isolation",
+                    f"{len(runs)} instances interleaved on one event loop played differently "
+                    f"from one instance alone (shared state?): {difference}",
+                    played,
+                )
+
+    async def check_garbage(self) -> None:
+        """Each garbage reply, twice in a row, right after reset on a fresh instance."""
+        config = self.seeded[0]
+        for name, reply in GARBAGE_REPLIES.items():
+            env = self.build(config)
+            if env is None:
+                return
+            episode = self.episode(env, config, name, recorded=True, script=RepeatedReply(reply))
+            await episode.start()
+            for _ in range(2):
+                if not episode.done:
+                    await episode.advance(self.options.max_steps)
+            await episode.close()
+            self._count(episode)
+
+    async def check_close(self) -> None:
+        """close() twice on an instance never reset, and on one left in mid-episode."""
+        config = self.seeded[0]
+
+        def record(message: str) -> None:
+            self.record("close", message, config)
+
+        env = self.build(config)
+        if env is None:
+            return
+        for attempt in (1, 2):
+            await close_env(env, attempt, lambda m: record(f"{m} (never reset)"))
+        env = self.build(config)
+        if env is None:
+            return
+        empty = RepeatedReply(GARBAGE_REPLIES["empty"])
+        episode = self.episode(env, config, "close", recorded=False, script=empty)
+        await episode.start()
+        if not episode.done:
+            await episode.advance(self.options.max_steps)
+        for attempt in (1, 2):
+            await close_env(env, attempt, lambda m: record(f"{m} (after an unfinished episode)"))
+
+
+def _quiet_build(env_class: type[Env], config: Mapping[str, Any]) -> Env | None:
+    """An instance for a comparison run; a failure was already reported by the recorded run."""
+    try:
+        return env_class(config)
+    except Exception:  # reported once, by the recorded run of the same config
+        return None
