@@ -196,3 +196,29 @@ def test_baked_packages_install_and_pass_their_own_tests(bake, tmp_path: Path) -
     )
     assert listed.returncode == 0, listed.stderr
     assert {"maze_walker", LONG_NAME} <= set(json.loads(listed.stdout))
+
+
+def swift_gym_new(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`swift-gym new ...` in a new process, with cookiecutter's files kept in `tmp_path`."""
+    env = {**os.environ, "COOKIECUTTER_CONFIG": str(cookiecutter_config(tmp_path))}
+    command = [sys.executable, "-m", "swift_gym", "new", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_swift_gym_new_bakes_the_template_shipped_with_the_core(bake, tmp_path: Path) -> None:
+    result = swift_gym_new(tmp_path, "maze_walker", "-o", str(tmp_path / "new"), "--author", "Zoë")
+    assert result.returncode == 0, result.stderr
+    project = tmp_path / "new" / "swift-gym-maze_walker"
+    assert f"baked {project}" in result.stdout
+    reference = bake(env_name="maze_walker", author="Zoë")  # from plugins/template directly
+    assert tree(project) == tree(reference) == expected_tree("swift_gym_maze_walker")
+    for name in tree(project):
+        assert (project / name).read_bytes() == (reference / name).read_bytes(), name
+
+
+def test_swift_gym_new_refuses_a_bad_name_with_the_hooks_message(tmp_path: Path) -> None:
+    result = swift_gym_new(tmp_path, "Maze Walker", "-o", str(tmp_path / "new"))
+    assert result.returncode == 2
+    assert "Try: env_name=maze_walker" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "new").exists() or not any((tmp_path / "new").iterdir())

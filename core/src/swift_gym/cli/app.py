@@ -12,6 +12,7 @@ from .dataset import dataset
 from .errors import CommandError
 from .evaluate import evaluate
 from .listing import info, list_envs, plugins
+from .new import new
 from .play import play
 from .replay import replay
 from .report import report
@@ -42,5 +43,5 @@ def cli() -> None:
     """Inspect swift-gym envs, check and make datasets, play, evaluate and replay episodes."""
 
 
-for command in (list_envs, info, plugins, validate, dataset, play, evaluate, replay, report):
+for command in (list_envs, info, plugins, validate, dataset, play, evaluate, replay, report, new):
     cli.add_command(command)
