@@ -8,6 +8,8 @@ an optional dependency (`pip install "swift-gym[new]"`).
 from __future__ import annotations
 
 import logging
+import shutil
+import tempfile
 from pathlib import Path
 
 import click
@@ -60,9 +62,14 @@ def new(env_name: str, output_dir: Path, description: str | None, author: str | 
     # cookiecutter logs a traceback when the hook refuses a name; the hook's own message is enough
     logging.getLogger("cookiecutter").setLevel(logging.CRITICAL)
     try:
-        baked = cookiecutter(
-            str(template_dir()), no_input=True, extra_context=context, output_dir=str(output_dir)
-        )
+        with tempfile.TemporaryDirectory() as scratch:
+            # pip byte-compiles the installed template: copy it without __pycache__ first
+            template = Path(scratch) / "template"
+            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+            shutil.copytree(template_dir(), template, ignore=ignore)
+            baked = cookiecutter(
+                str(template), no_input=True, extra_context=context, output_dir=str(output_dir)
+            )
     except FailedHookException:  # the hook has printed what is wrong with the input
         raise CommandError(f"env name {env_name!r} was refused (see above)") from None
     except CookiecutterException as error:
