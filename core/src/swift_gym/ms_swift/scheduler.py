@@ -30,11 +30,19 @@ def jsonable(value: Any, depth: int = 0) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
     if depth < 20 and isinstance(value, dict):
-        return {str(key): jsonable(item, depth + 1) for key, item in value.items()}
+        return {_text(key): jsonable(item, depth + 1) for key, item in value.items()}
     if depth < 20 and isinstance(value, (list, tuple)):
         return [jsonable(item, depth + 1) for item in value]
-    text = repr(value)
+    text = _text(value, repr)
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _text(value: Any, convert: Any = str) -> str:
+    """`convert(value)`, or a placeholder when the object's own str/repr raises."""
+    try:
+        return str(convert(value))
+    except Exception:
+        return f"<unrepresentable {type(value).__name__}>"
 
 
 def step_timeout() -> float | None:
@@ -86,7 +94,7 @@ def make_scheduler_class(base: type) -> type:
             kind = (
                 "TimeoutError" if isinstance(error, asyncio.TimeoutError) else type(error).__name__
             )
-            detail = f"timed out after {self._timeout}s" if kind == "TimeoutError" else str(error)
+            detail = f"timed out after {self._timeout}s" if kind == "TimeoutError" else _text(error)
             record["error"] = f"{stage} failed: {kind}: {detail}"
             key = (str(record["env"]), stage, kind)
             if key not in self._logged:  # once per env, stage and kind: a bad batch is one line
@@ -114,9 +122,14 @@ def make_scheduler_class(base: type) -> type:
                 observation, info, system_message = await self._guarded(env.reset(request))
                 if not isinstance(observation, str):
                     raise TypeError(f"reset() observation must be a str, got {observation!r:.80}")
+                if system_message is not None and not isinstance(system_message, str):
+                    raise TypeError(
+                        "reset() system prompt must be a str or None, "
+                        f"got {type(system_message).__name__}"
+                    )
             except Exception as error:  # this episode ends; the batch goes on
                 self._fail(uuid, "reset", error)
-                await _close_quietly(env)
+                await _close_quietly(env, self._timeout)
                 return
             messages = [{"role": "system", "content": system_message}] if system_message else []
             messages.append({"role": "user", "content": observation})
@@ -168,7 +181,8 @@ def make_scheduler_class(base: type) -> type:
             }
 
         async def _close_and_remove(self, uuid: str) -> None:
-            await super()._close_and_remove(uuid)
+            await _close_quietly(self._envs.pop(uuid, None), self._timeout)
+            await super()._close_and_remove(uuid)  # the env is gone: this clears the rest
             self._records.pop(uuid, None)
 
     SwiftGymScheduler.__doc__ = (
@@ -181,10 +195,10 @@ def _new_record(env_name: Any) -> dict[str, Any]:
     return {"env": env_name, "reset_info": None, "step_infos": [], "error": None}
 
 
-async def _close_quietly(env: Any) -> None:
+async def _close_quietly(env: Any, timeout: float | None = None) -> None:
     if env is None:
         return
     try:
-        await env.close()
+        await asyncio.wait_for(env.close(), timeout)
     except Exception as error:  # closing a failed env must not fail the batch either
         logger.debug("swift-gym: closing a failed env raised %r", error)

@@ -23,7 +23,11 @@ _TAG = re.compile(
     re.IGNORECASE,
 )
 _REVERSED_WORD = re.compile(r"\b(pu|nwod|tfel|thgir)\b", re.IGNORECASE)
-"""Direction words spelled backwards: searching the reversed reply finds the LAST word first."""
+"""Direction words spelled backwards: searching the reversed reply finds the LAST word first.
+
+Unicode case folding also matches lookalikes (dotless "\u0131" for "i", so "r\u0131ght"),
+so each match is checked against ACTIONS before it counts.
+"""
 
 ANSWER_FORMAT = (
     "<action>up</action>, <action>down</action>, <action>left</action> or <action>right</action>"
@@ -95,8 +99,11 @@ def parse_action(text: Any, mode: ActionParsing = "first_tag") -> str | None:
             return _direction(match.group(1))
         if mode == "first_tag":
             return None
-        word = _REVERSED_WORD.search(text[::-1])
-        return word.group(1)[::-1].lower() if word is not None else None
+        for match in _REVERSED_WORD.finditer(text[::-1]):
+            word = match.group(1)[::-1].lower()
+            if word in _ACTION_SET:
+                return word
+        return None
     if mode == "last_tag":
         last = None
         for last in _TAG.finditer(text):  # noqa: B007 - we want the final match
