@@ -3,7 +3,7 @@
 # ms-swift's frozen_lake.sh example, minus its --external_plugins line.
 set -euo pipefail
 MODEL=${MODEL:-Qwen/Qwen2.5-1.5B-Instruct}
-python "$(dirname "$0")/make_frozen_lake_dataset.py" -n 1024 -o frozen_lake.jsonl
+OUT=frozen_lake.jsonl bash "$(dirname "$0")/make_frozen_lake_dataset.sh"
 
 NPROC_PER_NODE=${NPROC:-8} megatron rlhf \
     --rlhf_type grpo \

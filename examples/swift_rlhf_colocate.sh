@@ -5,7 +5,7 @@
 set -euo pipefail
 MODEL=${MODEL:-Qwen/Qwen2.5-1.5B-Instruct}
 NPROC=${NPROC:-8}
-python "$(dirname "$0")/make_frozen_lake_dataset.py" -n 1024 -o frozen_lake.jsonl
+OUT=frozen_lake.jsonl bash "$(dirname "$0")/make_frozen_lake_dataset.sh"
 
 NPROC_PER_NODE=$NPROC swift rlhf \
     --rlhf_type grpo \

@@ -3,7 +3,7 @@
 # --vllm_server_pass_dataset true is what carries env_config over to the server.
 set -euo pipefail
 MODEL=${MODEL:-Qwen/Qwen2.5-1.5B-Instruct}
-python "$(dirname "$0")/make_frozen_lake_dataset.py" -n 1024 -o frozen_lake.jsonl
+OUT=frozen_lake.jsonl bash "$(dirname "$0")/make_frozen_lake_dataset.sh"
 
 CUDA_VISIBLE_DEVICES=${TRAIN_GPUS:-1,2,3,4,5,6,7} NPROC_PER_NODE=${NPROC:-7} swift rlhf \
     --rlhf_type grpo \
