@@ -6,6 +6,8 @@ pydantic, pluggy and the entry-point scan are paid only by the code that needs t
 
 from __future__ import annotations
 
+from ._lazy import attach
+
 __version__ = "0.1.0"
 
 _EXPORTS = {
@@ -47,8 +49,6 @@ __all__ = [
 
 TYPE_CHECKING = False  # not imported from typing: `typing` alone costs more than this package
 if TYPE_CHECKING:
-    from typing import Any
-
     from .config import EnvConfig, validate_config
     from .env import Env, Message
     from .errors import (
@@ -63,16 +63,4 @@ if TYPE_CHECKING:
     from .registry import EnvSpec, get_env_class, list_envs, make
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'swift_gym' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)

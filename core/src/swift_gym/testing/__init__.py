@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from .._lazy import attach
+
 _EXPORTS = {
     "CHECKS": "report",
     "ConformanceError": "report",
@@ -39,8 +41,6 @@ __all__ = [
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from .check import assert_conforms, check_env, check_env_async
     from .options import CheckOptions
     from .replies import GARBAGE_REPLIES
@@ -48,16 +48,4 @@ if TYPE_CHECKING:
     from .suite import conformance_tests
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'swift_gym.testing' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)

@@ -8,6 +8,8 @@ to import when swift-gym lists envs.
 
 from __future__ import annotations
 
+from swift_gym._lazy import attach
+
 __version__ = "0.1.0"
 
 _EXPORTS = {
@@ -35,8 +37,6 @@ __all__ = [
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from .actions import parse_action
     from .config import FrozenLakeConfig
     from .env import FrozenLakeEnv
@@ -45,16 +45,4 @@ if TYPE_CHECKING:
     from .rewards import format_reward
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'swift_gym_frozen_lake' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)
