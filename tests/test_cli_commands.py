@@ -4,27 +4,13 @@ the installed command in a new process, with its output and exit code."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-SCRIPT = Path(sys.executable).parent / "swift-gym"
-
-
-def run(
-    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    """The installed `swift-gym` with `args`, no colour, no SWIFT_GYM_* from the caller."""
-    assert SCRIPT.exists(), f"{SCRIPT} is missing: install the core (pip install ./core)"
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
-    environ.update({"NO_COLOR": "1", "COLUMNS": "200", **(env or {})})
-    return subprocess.run(
-        [str(SCRIPT), *args], input=stdin, capture_output=True, text=True, env=environ, timeout=300
-    )
+from cli_runner import run
 
 
 def write_jsonl(path: Path, rows: list[object]) -> Path:

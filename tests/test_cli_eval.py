@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-
-SCRIPT = Path(sys.executable).parent / "swift-gym"
-
-
-def run(
-    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    """The installed `swift-gym` with `args`, no colour, no SWIFT_GYM_* from the caller."""
-    assert SCRIPT.exists(), f"{SCRIPT} is missing: install the core (pip install ./core)"
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
-    environ.update({"NO_COLOR": "1", "COLUMNS": "200", **(env or {})})
-    return subprocess.run(
-        [str(SCRIPT), *args], capture_output=True, text=True, env=environ, timeout=300, cwd=cwd
-    )
+from cli_runner import run
 
 
 def summary_of(result: subprocess.CompletedProcess[str]) -> dict[str, object]:

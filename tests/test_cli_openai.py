@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,25 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import run as run_command
 
 from swift_gym_frozen_lake import ACTIONS
 from swift_gym_frozen_lake.maps import DELTAS, distances_to, find
 
-SCRIPT = Path(sys.executable).parent / "swift-gym"
-
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """The installed `swift-gym` with `args`, no colour, no SWIFT_GYM_* or proxy settings."""
-    assert SCRIPT.exists(), f"{SCRIPT} is missing: install the core (pip install ./core)"
-    environ = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("SWIFT_GYM_") and "proxy" not in k.lower() and k != "OPENAI_API_KEY"
-    }
-    environ.update({"NO_COLOR": "1", "COLUMNS": "200", "NO_PROXY": "127.0.0.1", **(env or {})})
-    return subprocess.run(
-        [str(SCRIPT), *args], capture_output=True, text=True, env=environ, timeout=300
-    )
+    """The installed `swift-gym`, also without proxy settings or an OpenAI key from the caller."""
+    proxies = [k for k in os.environ if "proxy" in k.lower()]
+    local = {"NO_PROXY": "127.0.0.1", **(env or {})}
+    return run_command(*args, env=local, drop=[*proxies, "OPENAI_API_KEY"])
 
 
 def solve_reply(observation: str) -> str:
