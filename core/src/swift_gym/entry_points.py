@@ -20,10 +20,11 @@ ENVS_GROUP = "swift_gym.envs"
 @hookimpl
 def swift_gym_register_envs(register: RegisterEnv) -> None:
     for entry_point in entry_points(group=ENVS_GROUP):
-        dist = entry_point.dist
+        # `dist.name` and `dist.version` each parse METADATA again: read it once
+        metadata = entry_point.dist.metadata if entry_point.dist else None
         register(
             entry_point.name,
             entry_point.value,
-            distribution=dist.name if dist else None,
-            version=dist.version if dist else None,
+            distribution=metadata["Name"] if metadata else None,
+            version=metadata["Version"] if metadata else None,
         )

@@ -175,7 +175,7 @@ def make_scheduler_class(base: type) -> type:
                 "gym_done": done,
                 "env_name": record["env"],
                 "reset_info": record["reset_info"],
-                "step_infos": list(steps),
+                "step_infos": steps,  # the same growing list each turn: no O(turns^2) copies
                 "env_metrics": metrics if isinstance(metrics, dict) else {},
                 "env_error": record["error"],
             }
