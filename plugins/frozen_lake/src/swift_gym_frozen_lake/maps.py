@@ -85,6 +85,7 @@ def _draw(size: int, p: float, seed: int | None, max_attempts: int) -> Map:
 
 def _connected(flat: Sequence[str], size: int, source: int, target: int) -> bool:
     """Whether `target` is reachable from `source` over non-hole cells; stops once found."""
+    moves = move_table(size)
     seen = bytearray(size * size)
     seen[source] = 1
     stack = [source]
@@ -92,13 +93,10 @@ def _connected(flat: Sequence[str], size: int, source: int, target: int) -> bool
         cell = stack.pop()
         if cell == target:
             return True
-        r, c = divmod(cell, size)
-        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-            if 0 <= nr < size and 0 <= nc < size:
-                nxt = nr * size + nc
-                if not seen[nxt] and flat[nxt] != "H":
-                    seen[nxt] = 1
-                    stack.append(nxt)
+        for nxt in moves[cell]:
+            if not seen[nxt] and flat[nxt] != "H":
+                seen[nxt] = 1
+                stack.append(nxt)
     return False
 
 
@@ -211,11 +209,9 @@ class Layout:
         return None  # pragma: no cover - BFS distances always have a decreasing neighbour
 
 
-@lru_cache(maxsize=256)
-def layout(rows: Map) -> Layout:
-    """The `Layout` of a valid map (cached: many envs of a run share a few maps)."""
-    size = len(rows)
-    start, goal = find(rows, "S"), find(rows, "G")
+@lru_cache(maxsize=MAX_SIZE)
+def move_table(size: int) -> tuple[tuple[int, int, int, int], ...]:
+    """`Layout.moves` of every `size` x `size` map: it depends on the size only, so it is shared."""
     moves = []
     for r in range(size):
         for c in range(size):
@@ -225,15 +221,33 @@ def layout(rows: Map) -> Layout:
                 nr, nc = r + dr, c + dc
                 step.append(nr * size + nc if 0 <= nr < size and 0 <= nc < size else here)
             moves.append(tuple(step))
-    return Layout(
-        rows=rows,
-        size=size,
-        cells="".join(rows),
-        start=start[0] * size + start[1],
-        goal=goal[0] * size + goal[1],
-        dist=tuple(distances_to(rows, goal)),
-        moves=tuple(moves),  # type: ignore[arg-type]
-    )
+    return tuple(moves)  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=256)
+def layout(rows: Map) -> Layout:
+    """The `Layout` of a valid map (cached: many envs of a run share a few maps).
+
+    Built once per distinct map, so with a new seed per row this is on every env's path: the
+    move table is shared by size and the BFS walks it level by level (no bounds checks).
+    """
+    size = len(rows)
+    cells = "".join(rows)
+    start, goal = cells.index("S"), cells.index("G")
+    moves = move_table(size)
+    dist = [-1] * (size * size)
+    dist[goal] = 0
+    frontier, steps = [goal], 0
+    while frontier:
+        steps += 1
+        reached = []
+        for cell in frontier:
+            for nxt in moves[cell]:
+                if dist[nxt] < 0 and cells[nxt] != "H":
+                    dist[nxt] = steps
+                    reached.append(nxt)
+        frontier = reached
+    return Layout(rows, size, cells, start, goal, tuple(dist), moves)
 
 
 def solve(rows: str | Sequence[str]) -> list[str]:

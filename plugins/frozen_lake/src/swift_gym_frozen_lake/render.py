@@ -1,8 +1,8 @@
 """What the model reads: the system prompt and each observation, in plain ASCII.
 
 No colour codes and no non-ASCII symbols (peers use both): the text must tokenize the same
-everywhere and read the same in a log. The grid text is assembled from pieces precomputed per
-map, so rendering a step costs a few string concatenations whatever the map size.
+everywhere and read the same in a log. The grid text is built once per map; rendering a step
+places `P` in it with two slices and a concatenation.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from .actions import ANSWER_FORMAT
 from .maps import Map
 
 
+@lru_cache(maxsize=64)
 def system_prompt(
     goal_reward: float = 1.0, is_slippery: bool = False, max_steps: int | None = None
 ) -> str:
@@ -44,21 +45,17 @@ SYSTEM_PROMPT = system_prompt()
 
 @dataclass(frozen=True)
 class Renderer:
-    """Grid text for one map, with `P` placed at any cell in O(1) concatenations."""
+    """Grid text for one map, with `P` placed at any cell by two slices and a concatenation."""
 
     size: int
-    spaced: tuple[str, ...]
-    """Each row with a space between letters."""
-    before: tuple[str, ...]
-    """`before[r]`: rows above r, each followed by a newline."""
-    after: tuple[str, ...]
-    """`after[r]`: rows below r, each preceded by a newline."""
+    text: str
+    """The rows, letters separated by spaces, joined by newlines. Each row with its separator
+    is `2 * size` characters, so the letter of flat cell i is at `text[2 * i]`."""
 
     def grid(self, cell: int) -> str:
         """The map, letters separated by spaces, with P at flat cell `cell`."""
-        r, c = divmod(cell, self.size)
-        row = self.spaced[r]
-        return self.before[r] + row[: 2 * c] + "P" + row[2 * c + 1 :] + self.after[r]
+        i = 2 * cell
+        return self.text[:i] + "P" + self.text[i + 1 :]
 
     def observation(self, event: str, cell: int) -> str:
         """`event`, the grid and the position line."""
@@ -69,11 +66,7 @@ class Renderer:
 @lru_cache(maxsize=256)
 def renderer(rows: Map) -> Renderer:
     """The `Renderer` of a map (cached: many envs of a run share a few maps)."""
-    spaced = tuple(" ".join(row) for row in rows)
-    size = len(rows)
-    before = tuple("".join(line + "\n" for line in spaced[:r]) for r in range(size))
-    after = tuple("".join("\n" + line for line in spaced[r + 1 :]) for r in range(size))
-    return Renderer(size, spaced, before, after)
+    return Renderer(len(rows), "\n".join(" ".join(row) for row in rows))
 
 
 START_EVENT = "A new episode starts. Reach G without falling into a hole."

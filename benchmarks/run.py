@@ -1,0 +1,68 @@
+"""Runs every benchmark, each in its own process, and writes the results to a Markdown file.
+
+Usage: `python benchmarks/run.py --output benchmarks/RESULTS.md` in an environment with torch,
+ms-swift 4.6, msgspec and swift-gym + FrozenLake installed for real (what `tox -e bench`
+builds). `--quick` runs each benchmark small, to check the machinery in a minute. Missed goals
+are reported, not failed: the exit code is non-zero only when a benchmark could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import bench_report
+
+HERE = Path(__file__).resolve().parent
+BENCHMARKS = {
+    "bench_startup.py": (["--runs", "200"], ["--runs", "20"]),
+    "bench_discovery.py": (["--runs", "15"], ["--runs", "3"]),
+    "bench_env_speed.py": (
+        ["--episodes", "3000", "--repeats", "9"],
+        ["--episodes", "300", "--repeats", "3"],
+    ),
+    "bench_scheduler.py": (
+        ["--trajectories", "10000", "--repeats", "5", "--memory-repeats", "3"],
+        ["--trajectories", "500", "--repeats", "1", "--memory-repeats", "1"],
+    ),
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--output", default=str(HERE / "RESULTS.md"))
+    parser.add_argument("--quick", action="store_true", help="small sizes: checks, not results")
+    parser.add_argument("--only", nargs="*", help="benchmark files to run (default: all)")
+    args = parser.parse_args()
+    started, results, failed = time.perf_counter(), [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (full, quick) in BENCHMARKS.items():
+            if args.only and name not in args.only:
+                continue
+            out = Path(tmp) / f"{name}.json"
+            command = [sys.executable, str(HERE / name), "--json", str(out)]
+            command += quick if args.quick else full
+            print(f"running {name} ...", file=sys.stderr, flush=True)
+            begun = time.perf_counter()
+            if subprocess.run(command, check=False).returncode != 0:
+                failed.append(name)
+                continue
+            print(f"  {time.perf_counter() - begun:.0f} s", file=sys.stderr, flush=True)
+            results.append(__import__("json").loads(out.read_text()))
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    invoked = "python benchmarks/run.py" + (" --quick" if args.quick else "")
+    text = bench_report.render(results, invoked, time.perf_counter() - started, when)
+    Path(args.output).write_text(text + "\n")
+    print(text)
+    if failed:
+        print(f"benchmarks that failed to run: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
