@@ -1,7 +1,7 @@
 """`import swift_gym.swift`: register swift-gym into ms-swift explicitly.
 
 For environments where the start-up hook (`swift_gym_autoload.pth`) does not run: `python -S`,
-`pip install --target`, or `SWIFT_GYM_AUTOLOAD=0`. Usable as `--external_plugins` target too.
+`pip install --target`, or `SWIFT_GYM_AUTOLOAD=0`.
 Importing it imports ms-swift's registry modules and fills them; doing so twice is harmless.
 """
 
