@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from module_paths import MODULE_PATHS as COMMON_MODULE_PATHS
+from module_paths import write_canary
 
 if TYPE_CHECKING:
     from conftest import Venv
@@ -483,28 +485,9 @@ def test_swift_gym_eval_of_frozen_lake_is_untouched_by_broken_neighbours(
 
 # --- names from data are never module paths ---------------------------------------------------
 
-CANARY = """
-import os, pathlib
-
-pathlib.Path(os.environ["CANARY_FILE"]).write_text("imported")
-
-
-def attr(*args, **kwargs):
-    pathlib.Path(os.environ["CANARY_FILE"]).write_text("called")
-
-
-system = eval = Popen = make = attr
-"""
 
 MODULE_PATHS = [
-    "os:system",
-    "builtins:eval",
-    "subprocess:Popen",
-    "swift_gym.registry:make",
-    "../etc/passwd",
-    "__import__('os')",
-    "somecanarymodule:attr",
-    "somecanarymodule",
+    *COMMON_MODULE_PATHS,
     "somecanarymodule:frozen_lake",  # reads as distribution:name
     "gym_exploding:ExplodingEnv",  # an installed module that raises when imported
     "gym_maze_a:MazeEnv",  # an installed, working env class, by module path
@@ -514,9 +497,7 @@ MODULE_PATHS = [
 @pytest.fixture
 def canary(tmp_path: Path) -> dict[str, str]:
     """PYTHONPATH with `somecanarymodule`, which writes CANARY_FILE when imported or called."""
-    directory = tmp_path / "canary"
-    directory.mkdir()
-    (directory / "somecanarymodule.py").write_text(CANARY)
+    directory = write_canary(tmp_path / "canary")
     return {"PYTHONPATH": str(directory), "CANARY_FILE": str(tmp_path / "canary-fired")}
 
 

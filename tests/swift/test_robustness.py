@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from module_paths import MODULE_PATHS, write_canary
 from pydantic import Field
 from swift.rollout.gym_env import envs
 
@@ -348,36 +349,11 @@ def test_a_hung_step_whose_close_hangs_too_still_ends_the_episode(
 
 # --- names from data are never module paths ---------------------------------------------------
 
-MODULE_PATHS = [
-    "os:system",
-    "builtins:eval",
-    "subprocess:Popen",
-    "swift_gym.registry:make",
-    "../etc/passwd",
-    "__import__('os')",
-    "somecanarymodule:attr",
-    "somecanarymodule",
-]
-CANARY = """
-import os, pathlib
-
-pathlib.Path(os.environ["CANARY_FILE"]).write_text("imported")
-
-
-def attr(*args, **kwargs):
-    pathlib.Path(os.environ["CANARY_FILE"]).write_text("called")
-
-
-system = eval = Popen = make = attr
-"""
-
 
 @pytest.fixture
 def canary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """`somecanarymodule` on sys.path and PYTHONPATH; it writes the returned file if imported."""
-    directory = tmp_path / "canary"
-    directory.mkdir()
-    (directory / "somecanarymodule.py").write_text(CANARY)
+    directory = write_canary(tmp_path / "canary")
     fired = tmp_path / "canary-fired"
     monkeypatch.syspath_prepend(str(directory))
     monkeypatch.setenv(
