@@ -297,7 +297,7 @@ def test_frozen_lake_and_its_reward_still_load_next_to_a_broken_hook_plugin(
         print(json.dumps(sorted(name for name in collect_rewards())))
         """,
     )
-    assert found == ["frozen_lake_format", "swift_gym_total"]
+    assert found == ["frozen_lake_format", "swift_gym_success", "swift_gym_total"]
 
 
 MAKE_EACH = """

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from swift_gym.ms_swift.rewards import collect_rewards, reward_functions, total_reward
+from swift_gym.ms_swift.rewards import collect_rewards, reward_functions, success, total_reward
 from swift_gym.plugins import PluginFilter, load_plugins
 
 pytestmark = pytest.mark.usefixtures("clean_plugin_env")
@@ -23,6 +23,18 @@ def test_total_reward_reads_rollout_infos_and_defaults_to_zero() -> None:
     infos = [{"total_reward": 1.0}, {"total_reward": "x"}, None, {}, {"total_reward": float("nan")}]
     assert total_reward(["a"] * 5, rollout_infos=infos) == [1.0, 0.0, 0.0, 0.0, 0.0]
     assert total_reward(["a", "b"]) == [0.0, 0.0]
+
+
+def test_success_reads_the_env_metrics_the_swift_gym_scheduler_keeps() -> None:
+    infos = [
+        {"env_metrics": {"success": 1.0}},
+        {"env_metrics": {"success": 0.0}},
+        {"env_metrics": {}},
+        {"env_metrics": {"success": "yes"}},
+        {"total_reward": 1.0},
+        None,
+    ]
+    assert success(["a"] * 6, rollout_infos=infos) == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
 
 
 REWARD_PLUGIN = """
@@ -57,7 +69,7 @@ def test_plugins_register_rewards_and_a_raising_plugin_breaks_only_itself(fake_d
     fake_dist("gym-raising", plugins={"r": "gym_raising"}, modules={"gym_raising": RAISING_PLUGIN})
     loaded = load_plugins(PluginFilter(only=frozenset({"gym-rewards", "gym-raising"})))
     rewards = collect_rewards(loaded)
-    assert sorted(rewards) == ["lazy_length", "length", "swift_gym_total"]
+    assert sorted(rewards) == ["lazy_length", "length", "swift_gym_success", "swift_gym_total"]
     assert rewards["swift_gym_total"] is total_reward  # built-ins are not replaced
     assert rewards["lazy_length"] == "gym_rewards:length_reward"
 

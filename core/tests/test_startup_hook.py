@@ -94,7 +94,7 @@ def test_registries_are_filled_on_import_without_replacing_entries(fake_swift) -
         "other": "<swift-gym env 'other'>",
     }
     assert seen["schedulers"] == ["gym_scheduler", "swift_gym"]
-    assert seen["orms"] == ["format", "swift_gym_total"]
+    assert seen["orms"] == ["format", "swift_gym_success", "swift_gym_total"]
 
 
 def test_autoload_off_leaves_ms_swift_alone_until_asked(fake_swift) -> None:

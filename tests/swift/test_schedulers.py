@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from swift.rewards.orm import orms
 from swift.rollout.gym_env import envs
 
 import swift_gym
@@ -70,6 +71,8 @@ def test_swift_gym_keeps_each_step_info_and_the_env_metrics(oracle, rows, run_ro
     assert infos["reset_info"]["map"] == ["GFFF", "FFSF", "FFHF", "FFFF"]
     assert [info["status"] for info in infos["step_infos"]] == ["ok", "ok", "goal"]
     assert infos["env_metrics"] == {"success": 1.0, "valid_action": 1.0, "moved": 1.0}
+    log_success = orms["swift_gym_success"]()  # as ms-swift builds --reward_funcs
+    assert log_success(["..."], rollout_infos=[infos]) == [1.0]
 
 
 def test_a_bad_row_fails_with_the_clear_error_under_gym_scheduler(

@@ -25,21 +25,39 @@ class RegisterReward(Protocol):
     def __call__(self, name: str, reward: RewardFunction | str) -> None: ...
 
 
+def _number(value: Any) -> float:
+    """`value` as a finite float; 0.0 for anything else (a missing or broken entry scores 0)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return number if math.isfinite(number) else 0.0
+
+
 def total_reward(completions: Sequence[Any], **kwargs: Any) -> list[float]:
     """Each row's env episode reward, `rollout_infos['total_reward']`; 0.0 where there is none."""
     infos = kwargs.get("rollout_infos") or [None] * len(completions)
-    rewards = []
+    return [_number(info.get("total_reward")) if isinstance(info, dict) else 0.0 for info in infos]
+
+
+def success(completions: Sequence[Any], **kwargs: Any) -> list[float]:
+    """Each row's `env_metrics['success']` from the `swift_gym` scheduler; 0.0 where there is none.
+
+    Give it weight 0 (`--reward_weights ... 0`) to log the success rate as
+    `rewards/SwiftGymSuccess/mean` without changing what is trained.
+    """
+    infos = kwargs.get("rollout_infos") or [None] * len(completions)
+    scores = []
     for info in infos:
-        value = info.get("total_reward", 0.0) if isinstance(info, dict) else 0.0
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            value = 0.0
-        rewards.append(value if math.isfinite(value) else 0.0)
-    return rewards
+        metrics = info.get("env_metrics") if isinstance(info, dict) else None
+        scores.append(_number(metrics.get("success")) if isinstance(metrics, dict) else 0.0)
+    return scores
 
 
-BUILTIN_REWARDS: dict[str, RewardFunction] = {"swift_gym_total": total_reward}
+BUILTIN_REWARDS: dict[str, RewardFunction] = {
+    "swift_gym_total": total_reward,
+    "swift_gym_success": success,
+}
 
 
 def collect_rewards(loaded: LoadedPlugins | None = None) -> dict[str, RewardFunction | str]:
