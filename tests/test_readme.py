@@ -124,10 +124,16 @@ def test_readme_commands_run_as_written(tmp_path: Path, openai_url: str) -> None
     home.mkdir()
     work.mkdir()
 
-    setup = bash(code_block("## Quick start")[0], clone, clean_env(home))
+    # On Debian's own Python (pip refuses to install outside a venv there), when the machine has it.
+    debian = (
+        [Path("/usr/bin")] if list(Path("/usr/lib").glob("python3*/EXTERNALLY-MANAGED")) else []
+    )
+    setup = bash(code_block("## Quick start")[0], clone, clean_env(home, *debian))
     assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
     assert "success" in setup.stdout.lower(), setup.stdout
     venv_bin = clone / ".venv" / "bin"
+    if debian:
+        assert "home = /usr/bin" in (clone / ".venv" / "pyvenv.cfg").read_text()
     assert (venv_bin / "swift-gym").exists()
 
     env = clean_env(home, path_first=venv_bin)
