@@ -150,6 +150,17 @@ def valid_tags(draw: st.DrawFn) -> tuple[str, str]:
     return tag, action
 
 
+@st.composite
+def upstream_tags(draw: st.DrawFn) -> tuple[str, str]:
+    """A tag as the ms-swift example reads one: `<action>`, spaces, a direction, `</action>`."""
+    action = draw(st.sampled_from(ACTIONS))
+    tag = (
+        f"<{draw(case_variants('action'))}>{draw(spaces)}{draw(case_variants(action))}"
+        f"{draw(spaces)}</{draw(case_variants('action'))}>"
+    )
+    return tag, action
+
+
 no_brackets = st.text(alphabet=st.characters(exclude_characters="<>"), max_size=60) | st.lists(
     st.sampled_from([f for f in FRAGMENTS if "<" not in f and ">" not in f]), max_size=12
 ).map(" ".join)
@@ -193,10 +204,31 @@ def test_an_unknown_mode_is_no_action(text, mode):
 
 @SETTINGS
 @given(tag=valid_tags(), before=no_brackets, after=no_brackets)
-def test_exactly_one_valid_tag_parses_to_its_action_in_every_mode(tag, before, after):
+def test_exactly_one_valid_tag_parses_to_its_action_in_every_tag_mode(tag, before, after):
+    text, action = tag
+    for mode in TAG_MODES:
+        assert parse_action(before + text + after, mode) == action, mode
+
+
+@SETTINGS
+@given(tag=upstream_tags(), before=no_brackets, after=no_brackets, extra=valid_tags())
+def test_upstream_reads_the_first_tag_in_its_form_whatever_follows(tag, before, after, extra):
     text, action = tag
     for mode in PARSING_MODES:
         assert parse_action(before + text + after, mode) == action, mode
+    assert parse_action(before + text + after + extra[0], "upstream") == action
+
+
+@SETTINGS
+@given(
+    action=st.sampled_from(ACTIONS),
+    inside=st.sampled_from(["move ", "'", '"', "go ", "**"]),
+    before=no_brackets,
+    after=no_brackets,
+)
+def test_upstream_a_tag_holding_more_than_a_direction_is_no_tag(action, inside, before, after):
+    text = f"{before}<action>{inside}{action}{inside[::-1]}</action>{after}"
+    assert parse_action(text, "upstream") == last_direction_word(text)
 
 
 @SETTINGS
@@ -219,9 +251,9 @@ def test_text_around_the_tags_never_changes_a_tag_mode(text, before, after):
 def test_the_modes_agree_where_their_rules_overlap(text):
     first, last, single, upstream = (parse_action(text, mode) for mode in PARSING_MODES)
     if single is not None:  # the one tag is also the first and the last
-        assert first == last == single == upstream
-    if first is not None:  # upstream reads the first tag whenever there is one
-        assert upstream == first
+        assert first == last == single
+    if upstream is None:  # no direction anywhere: no tag holds one either
+        assert first is last is single is None
 
 
 # --- reply extraction -------------------------------------------------------------------------
