@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from swift_gym import InvalidConfigError, validate_config
 from swift_gym_frozen_lake import ACTIONS, FrozenLakeConfig, FrozenLakeEnv, generate_random_map
 from swift_gym_frozen_lake.actions import PARSING_MODES, explain_invalid, parse_action, reply_text
+from swift_gym_frozen_lake.config import TEXT_STYLES
 from swift_gym_frozen_lake.rewards import format_reward
 
 FIELDS = sorted(FrozenLakeConfig.model_fields)
@@ -399,8 +400,12 @@ def valid_env_configs(draw: st.DrawFn) -> dict:
         "step_reward": reward,
         "invalid_action_reward": reward,
         "action_parsing": st.sampled_from(PARSING_MODES),
+        "text_style": st.sampled_from(TEXT_STYLES),
     }
     env_config = draw(st.fixed_dictionaries({}, optional=optional))
+    if env_config.get("text_style") == "ms_swift":  # the plugin's words have none for these
+        env_config.pop("is_slippery", None)
+        env_config.pop("max_steps", None)
     if draw(st.booleans()):  # an explicit map instead of a random one, in any accepted form
         size = draw(st.integers(2, 8))
         rows = generate_random_map(size, 0.8, draw(st.integers(0, 10_000)))
@@ -434,18 +439,21 @@ def test_a_valid_config_builds_the_same_env_after_a_json_round_trip(env_config):
 # --- step on arbitrary messages ---------------------------------------------------------------
 
 small_lakes = st.builds(
-    lambda size, seed, mode, slippery, max_steps: {
+    lambda size, seed, mode, slippery, max_steps, style: {
         "size": size,
         "seed": seed,
         "action_parsing": mode,
-        "is_slippery": slippery,
-        "max_steps": max_steps,
+        "text_style": style,
+        # the ms-swift example's words have none for slippery ice or a step limit
+        "is_slippery": slippery and style == "swift_gym",
+        "max_steps": max_steps if style == "swift_gym" else None,
     },
     st.integers(2, 6),
     st.integers(0, 1000),
     st.sampled_from(PARSING_MODES),
     st.booleans(),
     st.none() | st.integers(1, 8),
+    st.sampled_from(TEXT_STYLES),
 )
 
 
@@ -454,6 +462,10 @@ small_lakes = st.builds(
 @example(
     env_config={"size": 2, "seed": 0, "action_parsing": "upstream"},
     turns=[[{"role": "assistant", "content": "r\u0131ght"}]],
+)
+@example(
+    env_config={"size": 2, "seed": 0, "action_parsing": "upstream", "text_style": "ms_swift"},
+    turns=[[{"role": "assistant", "content": "<action>R\u0130GHT</action>"}]],
 )
 def test_step_never_raises_on_any_messages(env_config, turns):
     async def play():
