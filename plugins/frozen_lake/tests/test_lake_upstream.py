@@ -18,7 +18,7 @@ import pytest
 import swift_gym
 from swift_gym_frozen_lake import FrozenLakeEnv, generate_random_map, parse_action
 
-DATA = json.loads((Path(__file__).parent / "data" / "ms_swift_frozen_lake.json").read_text())
+DATA = json.loads((Path(__file__).parent / "data" / "ms_swift_frozen_lake.json").read_text("utf-8"))
 DROP_IN = {"text_style": "ms_swift", "action_parsing": "upstream"}
 REPLIES = [entry for entry in DATA["replies"] if "raises" not in entry]
 RAISING = [entry["reply"] for entry in DATA["replies"] if "raises" in entry]
