@@ -31,18 +31,40 @@ TABLE = [
     ("", None, None, None, None),
     ("no direction at all", None, None, None, None),
     ("<action>jump</action>", None, None, None, None),
-    ("<action>move up</action>", None, None, None, None),
+    ("<action>move up</action>", None, None, None, "up"),
     ("<action></action>", None, None, None, None),
     ("<action>up", None, None, None, "up"),
     ("<action>up</action><action>left</action>", "up", "left", None, "up"),
     ("<action>up</action> <action>up</action>", "up", "up", None, "up"),
-    ("<action>jump</action><action>left</action>", None, "left", None, None),
+    ("<action>jump</action><action>left</action>", None, "left", None, "left"),
     ("<action>left</action><action>jump</action>", "left", None, None, "left"),
     ("down <action>up</action> left", "up", "up", "up", "up"),
     ("<answer>up</answer>", None, None, None, "up"),
     ("<action><b>up</b></action>", None, None, None, "up"),
     ("<action>" + " " * 30 + "up" + " " * 30 + "</action>", "up", "up", "up", "up"),
     ("<action>" + " " * 70 + "up</action>", None, None, None, "up"),
+    # upstream: only a tag holding a direction is a tag; else the LAST bare direction word
+    ("<action></action><action>up</action>", None, "up", None, "up"),
+    ("<action >left</action> so right", "left", "left", "left", "right"),
+    ("<action>" + " " * 100 + "left</action> not down", None, None, None, "left"),
+    ('<action>"left"</action>', None, None, None, "left"),
+    ("**right**", None, None, None, "right"),
+    ("up.", None, None, None, "up"),
+    ("<action>up down</action>", None, None, None, "down"),
+    ("<action>\u3000left\u2003</action> up", "left", "left", "left", "left"),
+    ("<action>\u200bup</action> down", None, None, None, "down"),
+    ("left-right", None, None, None, "right"),
+    ("up_ up1 \u00e9up up\u00e9 \uff55\uff50", None, None, None, None),
+    ("up\u0301", None, None, None, "up"),
+    # lookalike letters: Python's re matches dotless/dotted i for "i" under IGNORECASE.
+    # In the tag name upstream accepts them (and so do we) ...
+    ("<act\u0131on>left</ACT\u0130ON> up", "left", "left", "left", "left"),
+    # ... in "right" upstream raises KeyError; here the spelling is simply not a direction.
+    ("r\u0131ght", None, None, None, None),
+    ("R\u0130GHT", None, None, None, None),
+    ("<action>r\u0131ght</action> left", None, None, None, "left"),
+    ("left r\u0131ght", None, None, None, "left"),
+    ("<action>up</action><action>r\u0131ght</action>", "up", None, None, "up"),
 ]
 
 

@@ -33,6 +33,7 @@ def test_defaults():
         "step_reward": 0.0,
         "invalid_action_reward": 0.0,
         "action_parsing": "first_tag",
+        "text_style": "swift_gym",
     }
 
 
@@ -102,6 +103,37 @@ def test_action_parsing_modes():
         assert FrozenLakeEnv({"action_parsing": mode}).config.action_parsing == mode
     error, _ = problems_of({"action_parsing": "last"})
     assert "'first_tag', 'last_tag', 'single_tag' or 'upstream'" in str(error)
+
+
+def test_text_styles():
+    assert FrozenLakeEnv({}).config.text_style == "swift_gym"
+    for style in ("swift_gym", "ms_swift"):
+        assert FrozenLakeEnv({"text_style": style}).config.text_style == style
+    error, problems = problems_of({"text_style": "ms-swift"})
+    assert [problem.field for problem in problems] == ["text_style"]
+    assert "'swift_gym' or 'ms_swift'" in str(error)
+
+
+@pytest.mark.parametrize(("field", "value"), [("is_slippery", True), ("max_steps", 5)])
+def test_ms_swift_text_refuses_what_its_words_cannot_say(field, value):
+    error, problems = problems_of({"text_style": "ms_swift", field: value})
+    assert [problem.field for problem in problems] == ["text_style"]
+    assert f"none for {field}; drop {field} or use text_style 'swift_gym'" in str(error)
+    assert FrozenLakeEnv({"text_style": "swift_gym", field: value}).config.text_style
+    assert FrozenLakeEnv({field: value}).config.text_style == "swift_gym"
+
+
+def test_ms_swift_text_takes_every_other_field():
+    config = {
+        "text_style": "ms_swift",
+        "map": "SFF/FHF/FFG",
+        "is_slippery": False,
+        "max_steps": None,
+        "goal_reward": 2.0,
+        "step_reward": -0.01,
+        "action_parsing": "single_tag",
+    }
+    assert FrozenLakeEnv(config).config.text_style == "ms_swift"
 
 
 def test_unknown_key_gets_did_you_mean():

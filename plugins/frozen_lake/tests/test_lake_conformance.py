@@ -14,12 +14,21 @@ CONFIGS = [
     {"seed": 2, "max_steps": 5},
     {"map": "SFFF/FHFH/FFFH/HFFG"},
     {"seed": 4, "size": 8, "p": 0.9, "action_parsing": "upstream", "step_reward": -0.1},
+    {"seed": 5, "text_style": "ms_swift", "action_parsing": "upstream"},
 ]
 
 test_conformance = conformance_tests(
     FrozenLakeEnv,
     CONFIGS,
-    ids=["default", "seeded", "slippery", "max_steps", "explicit_map", "large_upstream"],
+    ids=[
+        "default",
+        "seeded",
+        "slippery",
+        "max_steps",
+        "explicit_map",
+        "large_upstream",
+        "ms_swift_drop_in",
+    ],
     sample_replies=MOVES,
 )
 

@@ -17,6 +17,8 @@ from swift_gym_frozen_lake.env import SLIPS
 STEP_KEYS = {
     "status",
     "action",
+    "parsed_action",
+    "seed",
     "actual_action",
     "position",
     "step",
@@ -58,6 +60,7 @@ async def test_reset_returns_observation_info_and_system_prompt():
         "map": ["GFFF", "FFSF", "FFHF", "FFFF"],
         "optimal_steps": 3,
         "seed": 0,
+        "size": 4,
     }
     assert json.loads(json.dumps(info)) == info
     assert observation.isascii()

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from swift_gym import InvalidConfigError, validate_config
 from swift_gym_frozen_lake import ACTIONS, FrozenLakeConfig, FrozenLakeEnv, generate_random_map
 from swift_gym_frozen_lake.actions import PARSING_MODES, explain_invalid, parse_action, reply_text
+from swift_gym_frozen_lake.config import TEXT_STYLES
 from swift_gym_frozen_lake.rewards import format_reward
 
 FIELDS = sorted(FrozenLakeConfig.model_fields)
@@ -150,6 +151,17 @@ def valid_tags(draw: st.DrawFn) -> tuple[str, str]:
     return tag, action
 
 
+@st.composite
+def upstream_tags(draw: st.DrawFn) -> tuple[str, str]:
+    """A tag as the ms-swift example reads one: `<action>`, spaces, a direction, `</action>`."""
+    action = draw(st.sampled_from(ACTIONS))
+    tag = (
+        f"<{draw(case_variants('action'))}>{draw(spaces)}{draw(case_variants(action))}"
+        f"{draw(spaces)}</{draw(case_variants('action'))}>"
+    )
+    return tag, action
+
+
 no_brackets = st.text(alphabet=st.characters(exclude_characters="<>"), max_size=60) | st.lists(
     st.sampled_from([f for f in FRAGMENTS if "<" not in f and ">" not in f]), max_size=12
 ).map(" ".join)
@@ -193,10 +205,31 @@ def test_an_unknown_mode_is_no_action(text, mode):
 
 @SETTINGS
 @given(tag=valid_tags(), before=no_brackets, after=no_brackets)
-def test_exactly_one_valid_tag_parses_to_its_action_in_every_mode(tag, before, after):
+def test_exactly_one_valid_tag_parses_to_its_action_in_every_tag_mode(tag, before, after):
+    text, action = tag
+    for mode in TAG_MODES:
+        assert parse_action(before + text + after, mode) == action, mode
+
+
+@SETTINGS
+@given(tag=upstream_tags(), before=no_brackets, after=no_brackets, extra=valid_tags())
+def test_upstream_reads_the_first_tag_in_its_form_whatever_follows(tag, before, after, extra):
     text, action = tag
     for mode in PARSING_MODES:
         assert parse_action(before + text + after, mode) == action, mode
+    assert parse_action(before + text + after + extra[0], "upstream") == action
+
+
+@SETTINGS
+@given(
+    action=st.sampled_from(ACTIONS),
+    inside=st.sampled_from(["move ", "'", '"', "go ", "**"]),
+    before=no_brackets,
+    after=no_brackets,
+)
+def test_upstream_a_tag_holding_more_than_a_direction_is_no_tag(action, inside, before, after):
+    text = f"{before}<action>{inside}{action}{inside[::-1]}</action>{after}"
+    assert parse_action(text, "upstream") == last_direction_word(text)
 
 
 @SETTINGS
@@ -219,9 +252,9 @@ def test_text_around_the_tags_never_changes_a_tag_mode(text, before, after):
 def test_the_modes_agree_where_their_rules_overlap(text):
     first, last, single, upstream = (parse_action(text, mode) for mode in PARSING_MODES)
     if single is not None:  # the one tag is also the first and the last
-        assert first == last == single == upstream
-    if first is not None:  # upstream reads the first tag whenever there is one
-        assert upstream == first
+        assert first == last == single
+    if upstream is None:  # no direction anywhere: no tag holds one either
+        assert first is last is single is None
 
 
 # --- reply extraction -------------------------------------------------------------------------
@@ -367,8 +400,12 @@ def valid_env_configs(draw: st.DrawFn) -> dict:
         "step_reward": reward,
         "invalid_action_reward": reward,
         "action_parsing": st.sampled_from(PARSING_MODES),
+        "text_style": st.sampled_from(TEXT_STYLES),
     }
     env_config = draw(st.fixed_dictionaries({}, optional=optional))
+    if env_config.get("text_style") == "ms_swift":  # the plugin's words have none for these
+        env_config.pop("is_slippery", None)
+        env_config.pop("max_steps", None)
     if draw(st.booleans()):  # an explicit map instead of a random one, in any accepted form
         size = draw(st.integers(2, 8))
         rows = generate_random_map(size, 0.8, draw(st.integers(0, 10_000)))
@@ -402,18 +439,21 @@ def test_a_valid_config_builds_the_same_env_after_a_json_round_trip(env_config):
 # --- step on arbitrary messages ---------------------------------------------------------------
 
 small_lakes = st.builds(
-    lambda size, seed, mode, slippery, max_steps: {
+    lambda size, seed, mode, slippery, max_steps, style: {
         "size": size,
         "seed": seed,
         "action_parsing": mode,
-        "is_slippery": slippery,
-        "max_steps": max_steps,
+        "text_style": style,
+        # the ms-swift example's words have none for slippery ice or a step limit
+        "is_slippery": slippery and style == "swift_gym",
+        "max_steps": max_steps if style == "swift_gym" else None,
     },
     st.integers(2, 6),
     st.integers(0, 1000),
     st.sampled_from(PARSING_MODES),
     st.booleans(),
     st.none() | st.integers(1, 8),
+    st.sampled_from(TEXT_STYLES),
 )
 
 
@@ -422,6 +462,10 @@ small_lakes = st.builds(
 @example(
     env_config={"size": 2, "seed": 0, "action_parsing": "upstream"},
     turns=[[{"role": "assistant", "content": "r\u0131ght"}]],
+)
+@example(
+    env_config={"size": 2, "seed": 0, "action_parsing": "upstream", "text_style": "ms_swift"},
+    turns=[[{"role": "assistant", "content": "<action>R\u0130GHT</action>"}]],
 )
 def test_step_never_raises_on_any_messages(env_config, turns):
     async def play():

@@ -1,7 +1,7 @@
 """From the model's newest reply to one of `ACTIONS`, or None.
 
 A rollout can hand the env anything (None content, multimodal content parts, a 10 MB reply, an
-empty history), so nothing here raises, and every regex has bounded repetition: the cost is
+empty history), so nothing here raises, and no regex can backtrack without bound: the cost is
 linear in the reply's length whatever it contains.
 """
 
@@ -22,12 +22,35 @@ _TAG = re.compile(
     rf"<\s{{0,8}}action\s{{0,8}}>([^<>]{{0,{MAX_TAG_CONTENT}}})<\s{{0,8}}/\s{{0,8}}action\s{{0,8}}>",
     re.IGNORECASE,
 )
-_REVERSED_WORD = re.compile(r"\b(pu|nwod|tfel|thgir)\b", re.IGNORECASE)
-"""Direction words spelled backwards: searching the reversed reply finds the LAST word first.
 
-Unicode case folding also matches lookalikes (dotless "\u0131" for "i", so "r\u0131ght"),
-so each match is checked against ACTIONS before it counts.
+
+def _ascii_letters(word: str) -> str:
+    """`word` as a pattern matching its ASCII letters in either case, and nothing else.
+
+    Under IGNORECASE, Python's `re` also matches lookalikes: dotless "\u0131" and dotted
+    "\u0130" match "i", so the ms-swift example reads "r\u0131ght" as a direction, then raises
+    KeyError on it. Here a lookalike spelling is simply not a direction.
+    """
+    return "".join(f"[{ch}{ch.upper()}]" for ch in word)
+
+
+def _directions(words: tuple[str, ...]) -> str:
+    return "(?-i:(" + "|".join(_ascii_letters(word) for word in words) + "))"
+
+
+_UPSTREAM_TAG = re.compile(rf"<action>\s*{_directions(ACTIONS)}\s*</action>", re.IGNORECASE)
+r"""The ms-swift example's tag: only a tag holding a direction is a tag.
+
+The tag name stays case-insensitive as upstream (lookalikes included: "<act\u0131on>" is a tag
+there, and no error follows); `\s` is Unicode whitespace as upstream. Linear: each `\s*` run
+can only follow the one `<action>` before it.
 """
+_UPSTREAM_WORD_REVERSED = re.compile(
+    rf"\b{_directions(tuple(word[::-1] for word in ACTIONS))}\b", re.IGNORECASE
+)
+r"""Whole direction words spelled backwards: in the reversed reply the first match is the LAST
+word of the reply. `\b` (Unicode word boundaries, as upstream) reads the same both ways."""
+
 
 ANSWER_FORMAT = (
     "<action>up</action>, <action>down</action>, <action>left</action> or <action>right</action>"
@@ -85,25 +108,26 @@ def parse_action(text: Any, mode: ActionParsing = "first_tag") -> str | None:
       direction makes the action invalid (later tags are not consulted).
     - "last_tag": the last tag decides.
     - "single_tag": exactly one tag is required; two or more make the action invalid.
-    - "upstream": like the ms-swift example: the first tag if there is one, else the LAST bare
-      word up/down/left/right anywhere in the text (so "set up" means up).
+    - "upstream": exactly as the ms-swift example reads a reply: the first tag that holds a
+      direction (`<action>\\s*(up|down|left|right)\\s*</action>`, so `<action>move up</action>`
+      is no tag), else the LAST whole word up/down/left/right anywhere in the text (so "set up"
+      means up). One deliberate difference: the example raises KeyError on a direction spelled
+      with lookalike letters ("r\\u0131ght"); here such a spelling is not a direction.
 
-    Tags and directions are case-insensitive; spaces are allowed inside the tag and around the
-    direction. `text` that is not a string is no action.
+    Tags and directions are case-insensitive; in the first three modes spaces are allowed inside
+    the tag and around the direction. `text` that is not a string is no action.
     """
     if not isinstance(text, str):
         return None
-    if mode == "first_tag" or mode == "upstream":
+    if mode == "upstream":
+        match = _UPSTREAM_TAG.search(text)
+        if match is None:
+            match = _UPSTREAM_WORD_REVERSED.search(text[::-1])
+            return None if match is None else match.group(1)[::-1].lower()
+        return match.group(1).lower()
+    if mode == "first_tag":
         match = _TAG.search(text)
-        if match is not None:
-            return _direction(match.group(1))
-        if mode == "first_tag":
-            return None
-        for match in _REVERSED_WORD.finditer(text[::-1]):
-            word = match.group(1)[::-1].lower()
-            if word in _ACTION_SET:
-                return word
-        return None
+        return None if match is None else _direction(match.group(1))
     if mode == "last_tag":
         last = None
         for last in _TAG.finditer(text):  # noqa: B007 - we want the final match

@@ -6,7 +6,7 @@ env is built, naming the field, not halfway through a training run.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field, ValidationInfo, field_serializer, field_validator, model_validator
 
@@ -19,6 +19,11 @@ REWARD_BOUND = 1e6
 MAX_STEPS_LIMIT = 10_000
 _MAP_TEXT_LIMIT = 2 * MAX_SIZE * (MAX_SIZE + 1)
 """Room for a 64x64 map written with a space between letters."""
+
+TextStyle = Literal["swift_gym", "ms_swift"]
+TEXT_STYLES: tuple[str, ...] = ("swift_gym", "ms_swift")
+_NO_MS_SWIFT_WORDS = ("is_slippery", "max_steps")
+"""Fields whose effect the ms-swift example's words cannot tell the model."""
 
 _MapText = Annotated[str, Field(max_length=_MAP_TEXT_LIMIT)]
 _MapRows = Annotated[
@@ -85,6 +90,15 @@ class FrozenLakeConfig(EnvConfig):
         ),
     )
 
+    text_style: TextStyle = Field(
+        "swift_gym",
+        description=(
+            "The words of the system prompt and observations. swift_gym: swift-gym's; ms_swift: "
+            "byte for byte those of ms-swift's example plugin (with action_parsing upstream, a "
+            "drop-in for it; is_slippery and max_steps have no words there, so are refused)."
+        ),
+    )
+
     @model_validator(mode="before")
     @classmethod
     def _size_from_map(cls, data: Any) -> Any:
@@ -129,6 +143,19 @@ class FrozenLakeConfig(EnvConfig):
                 "drop size or make them agree"
             )
         return size
+
+    @field_validator("text_style")
+    @classmethod
+    def _style_can_say_it(cls, style: str, info: ValidationInfo) -> str:
+        """Runs only for an explicit style, after every field it depends on."""
+        if style == "ms_swift":
+            for field in _NO_MS_SWIFT_WORDS:
+                if info.data.get(field) not in (None, False):
+                    raise ValueError(
+                        f"text_style 'ms_swift' uses the ms-swift example's words, which have "
+                        f"none for {field}; drop {field} or use text_style 'swift_gym'"
+                    )
+        return style
 
     @property
     def map_rows(self) -> Map | None:

@@ -13,20 +13,11 @@ from typing import Any, ClassVar
 
 from swift_gym import Env, EnvConfig, InvalidConfigError
 
-from .actions import explain_invalid, parse_action, reply_text
+from .actions import parse_action, reply_text
 from .config import FrozenLakeConfig
 from .maps import ACTIONS, generate_random_map, layout
-from .render import (
-    GOAL_EVENT,
-    HOLE_EVENT,
-    OVER_EVENT,
-    START_EVENT,
-    invalid_event,
-    max_steps_event,
-    move_event,
-    renderer,
-    system_prompt,
-)
+from .ms_swift_text import MsSwiftText
+from .render import SwiftGymText
 
 _INDEX = {action: k for k, action in enumerate(ACTIONS)}
 SLIPS: dict[str, tuple[str, str, str]] = {
@@ -60,8 +51,14 @@ class FrozenLakeEnv(Env):
             raise InvalidConfigError(label, error.problems) from None
         self.map: tuple[str, ...] = rows
         self.layout = layout(rows)
-        self.system_prompt = system_prompt(cfg.goal_reward, cfg.is_slippery, cfg.max_steps)
-        self._render = renderer(rows)
+        self._text = (
+            MsSwiftText(rows)
+            if cfg.text_style == "ms_swift"
+            else SwiftGymText(
+                rows, cfg.action_parsing, cfg.goal_reward, cfg.is_slippery, cfg.max_steps
+            )
+        )
+        self.system_prompt = self._text.system_prompt
         self._size = self.layout.size
         self._mode = cfg.action_parsing
         self._max_steps = cfg.max_steps
@@ -108,42 +105,41 @@ class FrozenLakeEnv(Env):
             "map": list(self.map),
             "optimal_steps": self.layout.optimal_steps,
             "seed": self.config.seed,
+            "size": self._size,
         }
-        return self._render.observation(START_EVENT, self._cell), info, self.system_prompt
+        return self._text.reset(self._cell), info, self.system_prompt
 
     async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
         """Apply the action in `messages[-1]`; see the package README for statuses and rewards."""
         if self._done:
-            observation = self._render.observation(OVER_EVENT, self._cell)
+            observation = self._text.over(self._cell)
             return observation, 0.0, True, self._info("episode_over", None, None, False)
         self._steps += 1
         text = reply_text(messages)
         action = parse_action(text, self._mode)
         if action is None:
             status, reward, actual, moved = "invalid_action", self._invalid_reward, None, False
-            event = invalid_event(explain_invalid(text, self._mode))
         else:
             actual = action if self._rng is None else SLIPS[action][self._rng.randrange(3)]
             before = self._cell
             self._cell = cell = self.layout.moves[before][_INDEX[actual]]
             moved = cell != before
-            event = move_event(action, actual, moved)
             letter = self.layout.cells[cell]
             if letter == "G":
                 status, reward = "goal", self._rewards[0]
                 self._done = self._won = True
-                event += GOAL_EVENT
             elif letter == "H":
                 status, reward = "hole", self._rewards[1]
                 self._done = True
-                event += HOLE_EVENT
             else:
                 status, reward = "ok", self._rewards[2]
-        if not self._done and self._max_steps is not None and self._steps >= self._max_steps:
+        limit = not self._done and self._max_steps is not None and self._steps >= self._max_steps
+        observation = self._text.step(
+            status, action, actual, moved, self._cell, self._steps, text, limit
+        )
+        if limit:
             status = "max_steps"
             self._done = True
-            event += max_steps_event(self._max_steps)
-        observation = self._render.observation(event, self._cell)
         return observation, reward, self._done, self._info(status, action, actual, moved)
 
     def _info(
@@ -153,6 +149,8 @@ class FrozenLakeEnv(Env):
         return {
             "status": status,
             "action": action,
+            "parsed_action": action,
+            "seed": self.config.seed,
             "actual_action": actual,
             "position": [r, c],
             "step": self._steps,

@@ -1,8 +1,9 @@
-"""What the model reads: the system prompt and each observation, in plain ASCII.
+"""What the model reads with `text_style: swift_gym`: the system prompt and each observation.
 
-No colour codes and no non-ASCII symbols (peers use both): the text must tokenize the same
-everywhere and read the same in a log. The grid text is built once per map; rendering a step
-places `P` in it with two slices and a concatenation.
+Plain ASCII: no colour codes and no non-ASCII symbols (peers use both): the text must tokenize
+the same everywhere and read the same in a log. The grid text is built once per map; rendering
+a step places `P` in it with two slices and a concatenation. `SwiftGymText` and
+`ms_swift_text.MsSwiftText` are the two styles the env speaks through.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .actions import ANSWER_FORMAT
+from .actions import ANSWER_FORMAT, ActionParsing, explain_invalid
 from .maps import Map
 
 
@@ -52,10 +53,10 @@ class Renderer:
     """The rows, letters separated by spaces, joined by newlines. Each row with its separator
     is `2 * size` characters, so the letter of flat cell i is at `text[2 * i]`."""
 
-    def grid(self, cell: int) -> str:
-        """The map, letters separated by spaces, with P at flat cell `cell`."""
+    def grid(self, cell: int, mark: str = "P") -> str:
+        """The map, letters separated by spaces, with `mark` at flat cell `cell`."""
         i = 2 * cell
-        return self.text[:i] + "P" + self.text[i + 1 :]
+        return self.text[:i] + mark + self.text[i + 1 :]
 
     def observation(self, event: str, cell: int) -> str:
         """`event`, the grid and the position line."""
@@ -96,3 +97,52 @@ def invalid_event(reason: str) -> str:
 def max_steps_event(max_steps: int) -> str:
     """Appended when the step limit ends the episode."""
     return f" The step limit of {max_steps} moves is reached. The episode is over."
+
+
+class SwiftGymText:
+    """swift-gym's words: an event sentence, the grid, then the position line."""
+
+    def __init__(
+        self,
+        rows: Map,
+        mode: ActionParsing,
+        goal_reward: float = 1.0,
+        is_slippery: bool = False,
+        max_steps: int | None = None,
+    ):
+        self.system_prompt = system_prompt(goal_reward, is_slippery, max_steps)
+        self._render = renderer(rows)
+        self._mode = mode
+        self._max_steps = max_steps
+
+    def reset(self, cell: int) -> str:
+        """The first observation of an episode."""
+        return self._render.observation(START_EVENT, cell)
+
+    def step(
+        self,
+        status: str,
+        action: str | None,
+        actual: str | None,
+        moved: bool,
+        cell: int,
+        steps: int,
+        reply: str,
+        limit_reached: bool,
+    ) -> str:
+        """The observation after a step that ended in `status` (ok, goal, hole, invalid_action)."""
+        if action is None or actual is None:
+            event = invalid_event(explain_invalid(reply, self._mode))
+        else:
+            event = move_event(action, actual, moved)
+            if status == "goal":
+                event += GOAL_EVENT
+            elif status == "hole":
+                event += HOLE_EVENT
+        if limit_reached and self._max_steps is not None:
+            event += max_steps_event(self._max_steps)
+        return self._render.observation(event, cell)
+
+    def over(self, cell: int) -> str:
+        """The observation of a step taken after the episode ended."""
+        return self._render.observation(OVER_EVENT, cell)
