@@ -71,7 +71,12 @@ def test_list_shows_frozen_lake_with_its_distribution() -> None:
     assert re.search(r"frozen_lake\s+.\s+swift-gym-frozen-lake\s+.\s+0\.1\.0", result.stdout)
     listed = json.loads(run("list", "--json").stdout)
     assert [(e["name"], e["distribution"], e["target"]) for e in listed] == [
-        ("frozen_lake", "swift-gym-frozen-lake", "swift_gym_frozen_lake:FrozenLakeEnv")
+        ("frozen_lake", "swift-gym-frozen-lake", "swift_gym_frozen_lake:FrozenLakeEnv"),
+        (
+            "frozen_lake_ms_swift",
+            "swift-gym-frozen-lake",
+            "swift_gym_frozen_lake:MsSwiftFrozenLakeEnv",
+        ),
     ]
 
 

@@ -95,6 +95,22 @@ async def test_the_registered_name_with_the_drop_in_config_replays_too():
         await replay(env, episode)
 
 
+async def test_frozen_lake_ms_swift_plays_the_examples_rows_unchanged():
+    """The example's rows carry only seed/size/p: `frozen_lake_ms_swift` needs nothing more."""
+    for episode in EPISODES:
+        assert set(episode["env_config"]) <= {"seed", "size", "p"}
+        await replay(
+            swift_gym.make({"name": "frozen_lake_ms_swift", **episode["env_config"]}), episode
+        )
+
+
+def test_frozen_lake_ms_swift_still_refuses_what_its_words_cannot_say():
+    with pytest.raises(swift_gym.InvalidConfigError, match="text_style"):
+        swift_gym.make({"name": "frozen_lake_ms_swift", "is_slippery": True})
+    env = swift_gym.make({"name": "frozen_lake_ms_swift", "text_style": "swift_gym"})
+    assert env.config.text_style == "swift_gym" and env.config.action_parsing == "upstream"
+
+
 @pytest.mark.parametrize("episode", EPISODES[::5], ids=[episode_id(e) for e in EPISODES[::5]])
 async def test_swift_gym_text_plays_the_same_episodes(episode):
     """The text style changes words only: rewards, done and info stay the plugin's."""

@@ -17,6 +17,8 @@ _EXPORTS = {
     "SYSTEM_PROMPT": "render",
     "FrozenLakeConfig": "config",
     "FrozenLakeEnv": "env",
+    "MsSwiftFrozenLakeConfig": "config",
+    "MsSwiftFrozenLakeEnv": "env",
     "format_reward": "rewards",
     "generate_random_map": "maps",
     "parse_action": "actions",
@@ -28,6 +30,8 @@ __all__ = [
     "SYSTEM_PROMPT",
     "FrozenLakeConfig",
     "FrozenLakeEnv",
+    "MsSwiftFrozenLakeConfig",
+    "MsSwiftFrozenLakeEnv",
     "__version__",
     "format_reward",
     "generate_random_map",
@@ -38,8 +42,8 @@ __all__ = [
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .actions import parse_action
-    from .config import FrozenLakeConfig
-    from .env import FrozenLakeEnv
+    from .config import FrozenLakeConfig, MsSwiftFrozenLakeConfig
+    from .env import FrozenLakeEnv, MsSwiftFrozenLakeEnv
     from .maps import ACTIONS, generate_random_map, solve
     from .render import SYSTEM_PROMPT
     from .rewards import format_reward

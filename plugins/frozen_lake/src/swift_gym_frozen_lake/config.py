@@ -165,3 +165,21 @@ class FrozenLakeConfig(EnvConfig):
     @field_serializer("map")
     def _dump_map(self, rows: Map | None) -> list[str] | None:
         return None if rows is None else list(rows)
+
+
+class MsSwiftFrozenLakeConfig(FrozenLakeConfig):
+    """Config of `frozen_lake_ms_swift`: FrozenLake with the ms-swift example plugin's defaults.
+
+    The example's datasets carry only `seed` (and maybe `size`, `p`) in each row, so the two
+    fields that make swift-gym speak and read as the plugin are defaults here, not row keys.
+    """
+
+    action_parsing: ActionParsing = Field(
+        "upstream",
+        description="As in frozen_lake; the default here is the ms-swift example's reading.",
+    )
+    text_style: TextStyle = Field(
+        "ms_swift",
+        validate_default=True,  # the default style still refuses is_slippery and max_steps
+        description="As in frozen_lake; the default here is the ms-swift example's words.",
+    )

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from swift_gym import Env, EnvConfig, InvalidConfigError
 
 from .actions import parse_action, reply_text
-from .config import FrozenLakeConfig
+from .config import FrozenLakeConfig, MsSwiftFrozenLakeConfig
 from .maps import ACTIONS, generate_random_map, layout
 from .ms_swift_text import MsSwiftText
 from .render import SwiftGymText
@@ -177,3 +177,13 @@ class FrozenLakeEnv(Env):
     def oracle_reply(self) -> str:
         """`oracle_action()` as the model should write it: `<action>up</action>`."""
         return f"<action>{self.oracle_action()}</action>"
+
+
+class MsSwiftFrozenLakeEnv(FrozenLakeEnv):
+    """`frozen_lake_ms_swift`: a drop-in for ms-swift's example plugin, rows left as they are.
+
+    `--gym_env frozen_lake_ms_swift` plays the example's `{"seed": N}` rows with its words and
+    its reading of replies; every field of `frozen_lake` can still be set per row.
+    """
+
+    config_model: ClassVar[type[EnvConfig]] = MsSwiftFrozenLakeConfig
