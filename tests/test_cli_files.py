@@ -178,7 +178,7 @@ def test_a_signal_mid_write_leaves_no_file_behind(
     try:
         for _ in range(600):  # up to a minute for the temporary file to hold some rows
             temps = list(tmp_path.glob(".swift-gym-*"))
-            if temps and temps[0].stat().st_size > 100_000 or process.poll() is not None:
+            if (temps and temps[0].stat().st_size > 100_000) or process.poll() is not None:
                 break
             time.sleep(0.1)
         assert process.poll() is None, process.communicate()[1]
