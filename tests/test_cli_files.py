@@ -125,6 +125,41 @@ def test_a_fifo_is_written_through_not_replaced(write: Writer, tmp_path: Path) -
     assert list(tmp_path.iterdir()) == [fifo]
 
 
+def test_a_fifo_gets_nothing_but_an_end_of_file_when_a_row_is_bad(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+
+    def read() -> None:
+        with open(fifo, "rb") as reader:
+            received.append(reader.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    # seed 2 of size 64 with p 0.0001 has no solvable map: the third row is bad
+    args = ("-n", "3", "--set", "size=64", "--set", "p=0.0001", "-o", str(fifo))
+    result = run("dataset", "frozen_lake", *args)
+    reader.join(timeout=60)
+    assert result.returncode == 1
+    assert received == [b""]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_dev_stdout_redirected_to_a_file_appends_like_the_redirect(tmp_path: Path) -> None:
+    out = tmp_path / "log.jsonl"
+    out.write_text("kept\n")
+    with out.open("a") as stdout:
+        result = subprocess.run(
+            [str(SCRIPT), "dataset", "frozen_lake", "-n", "2", "-o", "/dev/stdout"],
+            stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120, env=_environ(),
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = out.read_text().splitlines()
+    assert lines[0] == "kept"
+    assert [json.loads(line)["env_config"]["seed"] for line in lines[1:]] == [0, 1]
+    assert list(tmp_path.iterdir()) == [out]
+
+
 @pytest.mark.parametrize("path", ["/dev/stdout", "/dev/fd/1", "-"])
 def test_stdout_paths_write_to_stdout(path: str) -> None:
     before = os.lstat("/dev/stdout")

@@ -1,15 +1,17 @@
 """Where a command's `-o` goes, the same way for `dataset`, `eval` and `report`.
 
 - `-` is stdout.
-- A FIFO, a terminal, `/dev/stdout` (any path under /dev or /proc) or anything else that is not
-  a regular file is written through, never replaced: replacing it would cut the pipe.
-- A regular file, or a new path, is written whole or not at all (`atomic`): into a hidden
-  temporary file beside it, renamed over it at the end. A symlink is followed, so the link stays
-  and its target gets the new content. A new file gets the mode the umask allows (0666 & ~umask)
-  as any Unix tool makes it; a file that is replaced keeps its mode. SIGINT, SIGTERM or an error
-  before the end remove the temporary file and leave the old one as it was.
-- `atomic=False` (eval's trajectories, a prefix of which is worth keeping) writes the path
-  directly, so a run that is stopped leaves every line written so far.
+- A FIFO, a terminal, `/dev/stdout` (or `/dev/fd/N`) or anything else that is not a regular
+  file is written through (appending), never replaced: replacing it would cut the pipe.
+- A regular file, or a new path, is replaced atomically: written into a hidden temporary file
+  beside it, renamed over it at the end. A symlink is followed, so the link stays and its target
+  gets the new content. A new file gets the mode the umask allows (0666 & ~umask), as any Unix
+  tool makes it; a file that is replaced keeps its mode.
+- `atomic` (the default) means whole or not at all, wherever the output goes: SIGINT, SIGTERM or
+  an error before the end remove the temporary file and leave the old one, and stdout or a FIFO
+  get the text only once it is complete (from a temporary file in the temp directory).
+  `atomic=False` (eval's trajectories, a prefix of which is worth keeping) writes as it goes,
+  so a run that is stopped leaves every line written so far.
 
 Text is UTF-8; a character UTF-8 cannot hold (a lone surrogate from a model) is written as its
 `\\udXXX` escape, which inside a JSON string is exactly the same character.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import signal
 import stat
@@ -35,7 +38,8 @@ from .errors import CommandError
 
 STDOUT = "-"
 _ERRORS = "backslashreplace"
-_THROUGH_PREFIXES = ("/dev/", "/proc/")
+_FD_ALIAS = re.compile(r"/dev/(stdout|stderr|fd/\d+)|/proc/(self|thread-self|\d+)/fd/\d+")
+"""Names of an open file descriptor: written through even when it is a redirected file."""
 
 
 def is_stdout(path: Path | str | None) -> bool:
@@ -56,7 +60,7 @@ def umask() -> int:
 
 def _writes_through(path: Path) -> bool:
     """Whether `path` is something to write into rather than replace: not a regular file."""
-    if os.path.abspath(path).startswith(_THROUGH_PREFIXES):
+    if _FD_ALIAS.fullmatch(os.path.abspath(path)):
         return True
     try:
         return not stat.S_ISREG(os.stat(path).st_mode)
@@ -68,21 +72,18 @@ def _writes_through(path: Path) -> bool:
 def open_output(path: Path | str, atomic: bool = True) -> Iterator[IO[str]]:
     """A text file for the command's output at `path` (see the module docstring)."""
     path = Path(path)
-    if is_stdout(path):
-        sys.stdout.flush()
-        if not atomic:
-            yield _stdout()
-            return
-        with _temporary(Path(tempfile.gettempdir()), 0o600, ".tmp") as (temp, file):
-            yield file
-            file.close()
-            with temp.open("rb") as source:
-                shutil.copyfileobj(source, _stdout().buffer)
-            sys.stdout.flush()
-        return
-    if _writes_through(path):
-        with _opened(path, "a") as file:
-            yield file
+    if is_stdout(path) or _writes_through(path):
+        with _stream(path) as stream:
+            if not atomic:
+                yield stream
+                return
+            with _temporary(Path(tempfile.gettempdir()), 0o600, ".tmp") as (temp, file):
+                yield file
+                file.close()
+                stream.flush()
+                with temp.open("rb") as source:
+                    shutil.copyfileobj(source, stream.buffer)
+                stream.flush()
         return
     target = Path(os.path.realpath(path))
     if not target.parent.is_dir():
@@ -101,11 +102,22 @@ def open_output(path: Path | str, atomic: bool = True) -> Iterator[IO[str]]:
         os.replace(temp, target)
 
 
-def _stdout() -> IO[str]:
-    """sys.stdout, set to escape what UTF-8 cannot hold instead of raising."""
+@contextmanager
+def _stream(path: Path) -> Iterator[IO[str]]:
+    """Stdout, or what `path` names opened to write into (appending: a `>>` redirect stays one).
+
+    Opened before anything is written, so a FIFO's reader that waits gets an end of file,
+    not a hang, if the command then fails.
+    """
+    if not is_stdout(path):
+        with _opened(path, "a") as file:
+            yield file
+        return
+    sys.stdout.flush()
     if isinstance(sys.stdout, io.TextIOWrapper) and sys.stdout.errors != _ERRORS:
         sys.stdout.reconfigure(errors=_ERRORS)
-    return sys.stdout
+    yield sys.stdout
+    sys.stdout.flush()
 
 
 @contextmanager
