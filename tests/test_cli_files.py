@@ -170,6 +170,17 @@ def test_stdout_paths_write_to_stdout(path: str) -> None:
     assert os.lstat("/dev/stdout") == before
 
 
+def test_dataset_to_a_pipe_closed_early_stops_quietly() -> None:
+    command = f'"{SCRIPT}" dataset frozen_lake -n 20000 --no-build | head -n 1'
+    result = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command],
+        capture_output=True, text=True, timeout=300, env=_environ(),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["env_config"]["seed"] == 0
+    assert result.stderr == ""
+
+
 def test_eval_dash_writes_trajectories_to_stdout_and_the_summary_to_stderr() -> None:
     result = run("eval", "frozen_lake", "--policy", "oracle", "-n", "3", "-o", "-")
     assert result.returncode == 0, result.stderr

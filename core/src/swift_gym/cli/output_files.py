@@ -107,7 +107,8 @@ def _stream(path: Path) -> Iterator[IO[str]]:
     """Stdout, or what `path` names opened to write into (appending: a `>>` redirect stays one).
 
     Opened before anything is written, so a FIFO's reader that waits gets an end of file,
-    not a hang, if the command then fails.
+    not a hang, if the command then fails. Stdout closed by its reader ends the command quietly
+    with exit code 0.
     """
     if not is_stdout(path):
         with _opened(path, "a") as file:
@@ -116,8 +117,12 @@ def _stream(path: Path) -> Iterator[IO[str]]:
     sys.stdout.flush()
     if isinstance(sys.stdout, io.TextIOWrapper) and sys.stdout.errors != _ERRORS:
         sys.stdout.reconfigure(errors=_ERRORS)
-    yield sys.stdout
-    sys.stdout.flush()
+    try:
+        yield sys.stdout
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head` has read enough: stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(0) from None
 
 
 @contextmanager
