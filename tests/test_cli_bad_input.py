@@ -329,3 +329,18 @@ def test_validate_reports_a_row_with_a_lone_surrogate(tmp_path: Path) -> None:
     values = {p["field"]: p.get("value") for p in report["problems"]}
     assert values["env_config.map"] == "\ud800"  # read back exactly
     assert report["rows"] == 2 and report["bad_rows"] == 1
+
+
+def test_validate_reports_a_lone_surrogate_in_a_key_and_a_name(tmp_path: Path) -> None:
+    rows = [
+        {"env_config": {"name": "frozen_lake", "\udfff": 1}},
+        {"env_config": {"name": "\ud800"}},
+    ]
+    path = write_rows(tmp_path / "s.jsonl", [*rows, GOOD])
+    for args in ((), ("--json",)):
+        result = run("validate", *args, str(path))
+        no_traceback(result)
+        assert result.returncode == 1
+    report = strict_json(run("validate", "--json", str(path)).stdout)
+    assert [p["line"] for p in report["problems"]] == [1, 2]
+    assert report["envs"]["'\\ud800'"] == {"rows": 1, "bad": 1}
