@@ -23,12 +23,12 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def parse_value(text: str) -> Any:
     """`text` as a JSON literal if it is one, else the string itself.
 
-    JSON nested too deep for an env config is refused rather than kept as a string.
+    JSON nested too deep for an env config is refused (TooDeepError), not kept as a string.
     """
     try:
         return loads(text)
-    except TooDeepError as error:
-        raise CommandError(f"--set value {text[:40]!r}...: {error}") from None
+    except TooDeepError:
+        raise
     except ValueError:
         return text
 
@@ -45,7 +45,10 @@ def parse_overrides(
             raise CommandError(f"--set {pair!r}: expected KEY=VALUE, e.g. --set size=6")
         if reserved and key in reserved:
             raise CommandError(f"--set {key}=...: {reserved[key]}")
-        overrides[key] = parse_value(value)
+        try:
+            overrides[key] = parse_value(value)
+        except TooDeepError as error:
+            raise CommandError(f"--set {key}=...: the JSON value is {error}") from None
     return overrides
 
 
