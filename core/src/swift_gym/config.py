@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import ConfigProblem, InvalidConfigError, did_you_mean
+from .errors import MAX_PROBLEMS, ConfigProblem, InvalidConfigError, did_you_mean
 
 SEED_MAX = 2**64 - 1
 
@@ -45,14 +45,16 @@ def validate_config(
     try:
         return model.model_validate(dict(env_config))
     except ValidationError as error:
-        raise InvalidConfigError(env_name, _problems(error, model)) from None
+        problems = _problems(error, model)
+        raise InvalidConfigError(env_name, problems, error.error_count() - len(problems)) from None
 
 
 def _problems(error: ValidationError, model: type[EnvConfig]) -> list[ConfigProblem]:
-    """One `ConfigProblem` per pydantic error, with did-you-mean for unknown keys."""
+    """One `ConfigProblem` per pydantic error (the first `MAX_PROBLEMS`), with did-you-mean for
+    unknown keys."""
     known = list(model.model_fields)
     problems = []
-    for item in error.errors(include_url=False):
+    for item in error.errors(include_url=False)[:MAX_PROBLEMS]:
         field = ".".join(str(part) for part in item["loc"]) or "env_config"
         if item["type"] == "extra_forbidden":
             key = str(item["loc"][-1])

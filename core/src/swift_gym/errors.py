@@ -8,23 +8,51 @@ thing to fix and never embed a traceback or a pydantic error dump.
 from __future__ import annotations
 
 import difflib
+import reprlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 _MAX_VALUE_CHARS = 80
+_MAX_TEXT_CHARS = 500
+MAX_PROBLEMS = 20
+"""Problems of one config listed at most; the rest are counted ("and N more")."""
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
-    """The closest of `choices` to `word`, or None when nothing is close."""
+    """The closest of `choices` to `word`, or None when nothing is close (or `word` is too long
+    to be a misspelling: comparing costs its length times each choice's)."""
+    if len(word) > _MAX_VALUE_CHARS:
+        return None
     matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return matches[0] if matches else None
 
 
 def short_repr(value: Any, limit: int = _MAX_VALUE_CHARS) -> str:
-    """`repr(value)` cut to `limit` characters, so a huge value never floods a message."""
-    text = repr(value)
+    """A repr of `value` cut to `limit` characters, so a huge value never floods a message.
+
+    Bounded work, not only output: long strings and containers are cut before they are
+    rendered (reprlib), so a 50 MB string or a dict of 200,000 keys costs little and deep nesting
+    never recurses far. Control characters and lone surrogates come out escaped, as repr does.
+    """
+    cutter = reprlib.Repr()
+    cutter.maxlevel = 4
+    cutter.maxdict = cutter.maxlist = cutter.maxtuple = cutter.maxset = cutter.maxfrozenset = 8
+    cutter.maxstring = cutter.maxlong = cutter.maxother = max(limit, 8)
+    try:
+        text = cutter.repr(value)
+    except Exception as error:  # a value whose __repr__ fails (or is too big) is still shown
+        text = f"<{type(value).__name__}: repr failed with {type(error).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def printable(text: str, limit: int = _MAX_TEXT_CHARS) -> str:
+    """`text` from data or a plugin, safe in a message: cut to `limit` characters, with control
+    characters, escape sequences and lone surrogates shown as their escapes (`\\x1b`)."""
+    cut = text[:limit]
+    if not cut.isprintable():
+        cut = "".join(char if char.isprintable() else repr(char)[1:-1] for char in cut)
+    return cut if len(text) <= limit else cut + "..."
 
 
 class SwiftGymError(Exception):
@@ -43,30 +71,38 @@ class ConfigProblem:
     hint: str | None = None
 
     def __str__(self) -> str:
-        text = f"{self.field}: {self.reason}"
+        text = f"{printable(self.field)}: {printable(self.reason)}"
         if self.has_value:
             text += f" (got {short_repr(self.value)})"
         if self.suggestion:
-            text += f"; did you mean {self.suggestion!r}?"
+            text += f"; did you mean {short_repr(self.suggestion)}?"
         if self.hint:
-            text += f"; {self.hint}"
+            text += f"; {printable(self.hint)}"
         return text
 
 
 class InvalidConfigError(SwiftGymError, ValueError):
-    """An env_config does not fit its env's schema. Lists every problem at once."""
+    """An env_config does not fit its env's schema. Lists every problem at once, up to
+    `MAX_PROBLEMS`; `omitted` counts the problems beyond those (not listed, not even built)."""
 
-    def __init__(self, env_name: str, problems: Sequence[ConfigProblem]):
-        super().__init__(env_name, tuple(problems))
+    def __init__(self, env_name: str, problems: Sequence[ConfigProblem], omitted: int = 0):
+        problems = tuple(problems)
+        omitted += max(0, len(problems) - MAX_PROBLEMS)
+        super().__init__(env_name, problems[:MAX_PROBLEMS], omitted)
         self.env_name = env_name
-        self.problems = tuple(problems)
+        self.problems = problems[:MAX_PROBLEMS]
+        self.omitted = omitted
 
     def __str__(self) -> str:
-        count = len(self.problems)
+        count = len(self.problems) + self.omitted
         head = (
-            f"invalid env_config for env {self.env_name!r} ({count} problem{'s' * (count != 1)}):"
+            f"invalid env_config for env {short_repr(self.env_name)} "
+            f"({count} problem{'s' * (count != 1)}):"
         )
-        return "\n".join([head, *(f"  - {problem}" for problem in self.problems)])
+        lines = [head, *(f"  - {problem}" for problem in self.problems)]
+        if self.omitted:
+            lines.append(f"  - and {self.omitted} more")
+        return "\n".join(lines)
 
 
 class UnknownEnvError(SwiftGymError, LookupError):

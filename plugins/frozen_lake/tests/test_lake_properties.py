@@ -19,6 +19,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from swift_gym import InvalidConfigError, validate_config
+from swift_gym.errors import printable
 from swift_gym_frozen_lake import ACTIONS, FrozenLakeConfig, FrozenLakeEnv, generate_random_map
 from swift_gym_frozen_lake.actions import PARSING_MODES, explain_invalid, parse_action, reply_text
 from swift_gym_frozen_lake.config import TEXT_STYLES
@@ -346,7 +347,7 @@ def assert_only_config_errors(env_config, fields):
         assert text.startswith("invalid env_config for env ")
         for problem in error.problems:
             assert problem.field in fields, (problem.field, fields)
-            assert f"  - {problem.field}: " in text
+            assert f"  - {printable(problem.field)}: " in text  # control characters escaped
         return None
     assert isinstance(env.config, FrozenLakeConfig)
     return env

@@ -6,7 +6,6 @@ terminal, so piped output is plain text. `--json` output bypasses rich entirely.
 
 from __future__ import annotations
 
-import json
 import sys
 from functools import cache
 from typing import Any
@@ -29,8 +28,10 @@ def stderr() -> Console:
 
 
 def print_json(value: Any) -> None:
-    """`value` as indented JSON on stdout, for `--json`: no colour, no wrapping."""
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
+    """`value` as indented strict JSON on stdout, for `--json`: no colour, no wrapping, no NaN."""
+    from .json_text import dumps
+
+    sys.stdout.write(dumps(value, indent=2, strict=True) + "\n")
     sys.stdout.flush()
 
 

@@ -1,15 +1,13 @@
 """`swift-gym dataset`: write a training dataset of env rows in ms-swift's format.
 
 Row i gets seed `seed_start + i`, whatever its env, so a dataset is a pure function of its
-arguments and any row can be rebuilt from its line number.
+arguments and any row can be rebuilt from its line number. Rows are made, checked and written
+one at a time, so memory does not grow with `-n`; the file appears only once every row is good.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-import tempfile
+import itertools
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -17,13 +15,18 @@ from typing import Any
 import click
 from rich.text import Text
 
-from .console import stderr, stdout
+from ..config import SEED_MAX
+from .console import stderr
 from .envs import check_base_config
 from .errors import EXIT_PROBLEMS, CommandError
+from .json_text import dumps
 from .mix import parse_mix, row_envs
 from .options import parse_overrides, set_option
+from .output_files import describe, open_output
 from .progress import progress_bar
 from .rows import RowChecker
+
+EXIT_INTERRUPTED = 130
 
 PLACEHOLDER = "<placeholder>"
 """The user message of each row: ms-swift's gym scheduler replaces it with the env's reset."""
@@ -55,7 +58,9 @@ def dataset_row(env_config: dict[str, Any]) -> dict[str, Any]:
 )  # fmt: skip
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
-    default="-", show_default=True, help="Output JSONL file; '-' writes to stdout.",
+    default="-", show_default=True,
+    help="Output JSONL file ('-': stdout), written whole or not at all; a FIFO or a device is "
+    "written through.",
 )  # fmt: skip
 @click.option(
     "--build/--no-build", default=True, show_default=True,
@@ -81,21 +86,22 @@ def dataset(
     if (name is None) == (mix is None):
         raise CommandError("give an env NAME or --mix NAME:WEIGHT,..., not both or neither")
     fields = parse_overrides(overrides, RESERVED)
+    last = seed_start + count - 1
+    if last > SEED_MAX:
+        raise CommandError(
+            f"-n {count} rows from --seed-start {seed_start} would need seeds up to {last}, "
+            f"past the largest seed {SEED_MAX} (2**64-1)"
+        )
     weights = parse_mix(mix) if mix else [(str(name), 1.0)]
     for env, _ in weights:
         check_base_config(env, {"seed": seed_start, **fields})
-    envs = row_envs(weights, count, seed_start) if mix else [str(name)] * count
+    envs = row_envs(weights, count, seed_start) if mix else itertools.repeat(str(name), count)
 
     per_env: Counter[str] = Counter()
     bad = 0
-    directory = output.parent if str(output) != "-" else Path(tempfile.gettempdir())
-    if not directory.is_dir():
-        raise CommandError(f"cannot write {output}: directory {directory} does not exist")
-    handle, temp_name = tempfile.mkstemp(prefix=".swift-gym-", suffix=".jsonl", dir=directory)
-    temp = Path(temp_name)
     try:
         with (
-            os.fdopen(handle, "w", encoding="utf-8") as file,
+            open_output(output) as file,
             RowChecker(default_registry(), build=build) as checker,
             progress_bar() as bar,
         ):
@@ -105,26 +111,23 @@ def dataset(
                 check = checker.check(env_config)
                 if not check.ok:
                     bad += 1
+                    head = f"row {index} ({env}, seed {seed_start + index}): "
                     for problem in check.problems:
-                        head = f"row {index} ({env}, seed {seed_start + index}): "
                         stderr().print(Text.assemble((head, "bold red"), str(problem)))
-                file.write(json.dumps(dataset_row(env_config), ensure_ascii=False) + "\n")
+                file.write(dumps(dataset_row(env_config)) + "\n")
                 per_env[env] += 1
                 bar.advance(task)
-        if bad:
-            stderr().print(f"[bold red]FAILED:[/] {bad} of {count} rows are invalid; wrote nothing")
-            raise SystemExit(EXIT_PROBLEMS)
-        if str(output) == "-":
-            with temp.open("rb") as file:
-                stdout().file.flush()
-                for chunk in iter(lambda: file.read(1 << 16), b""):
-                    sys.stdout.buffer.write(chunk)
-            sys.stdout.flush()
-        else:
-            os.replace(temp, output)
-    finally:
-        temp.unlink(missing_ok=True)
-    where = "stdout" if str(output) == "-" else str(output)
+            if bad:
+                stderr().print(
+                    f"[bold red]FAILED:[/] {bad} of {count} rows are invalid; wrote nothing"
+                )
+                raise SystemExit(EXIT_PROBLEMS)
+    except KeyboardInterrupt:
+        stderr().print(f"[bold red]interrupted:[/] wrote nothing to {describe(output)}")
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    except OSError as error:  # the disk filled up, the FIFO's reader left...
+        raise CommandError(f"cannot write {output}: {error.strerror or error}") from None
     envs_text = ", ".join(f"{env}: {rows}" for env, rows in sorted(per_env.items()))
-    last = seed_start + count - 1
-    stderr().print(Text(f"wrote {count} rows to {where} ({envs_text}; seeds {seed_start}..{last})"))
+    stderr().print(
+        Text(f"wrote {count} rows to {describe(output)} ({envs_text}; seeds {seed_start}..{last})")
+    )

@@ -9,6 +9,8 @@ code is then 1.
 from __future__ import annotations
 
 import asyncio
+import sys
+from contextlib import nullcontext, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from .console import print_json
 from .envs import check_base_config, env_class, offers
 from .errors import EXIT_OK, EXIT_PROBLEMS, CommandError
 from .options import json_option, parse_overrides, set_option
+from .output_files import describe, is_stdout
 from .policies import OraclePolicy, Policy, RandomPolicy
 from .runner import run_episodes
 from .sources import check_dataset, from_dataset, generated
@@ -57,8 +60,9 @@ DEFAULT_EPISODES = 100
     help="Episodes played at the same time.",
 )  # fmt: skip
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-    help="Write every trajectory to this JSONL file.",
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+    help="Write every trajectory to this JSONL file ('-': stdout, the summary then goes to "
+    "stderr).",
 )  # fmt: skip
 @click.option(
     "--base-url", envvar="OPENAI_BASE_URL", show_envvar=True,
@@ -119,8 +123,10 @@ def evaluate(
     else:
         total, envs = check_dataset(dataset, name, fields, episodes)
         specs = from_dataset(dataset, name, fields, total)
-    if output is not None and not output.parent.is_dir():
+    if output is not None and not is_stdout(output) and not output.parent.is_dir():
         raise CommandError(f"cannot write {output}: directory {output.parent} does not exist")
+    if is_stdout(output) and as_json:
+        raise CommandError("-o - and --json both write to stdout: give -o a file")
     if policy == "oracle":
         for env in sorted(envs):
             cls = env_class(env)
@@ -139,7 +145,8 @@ def evaluate(
     if as_json:
         print_json(json_safe({**summary, "output": str(output) if output else None}))
     else:
-        print_summary(summary, title, str(output) if output else None)
+        with redirect_stdout(sys.stderr) if is_stdout(output) else nullcontext():
+            print_summary(summary, title, describe(output) if output else None)
     raise SystemExit(EXIT_PROBLEMS if summary["failed_episodes"] else EXIT_OK)
 
 

@@ -7,7 +7,6 @@ string otherwise (`map=SF/FG`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
@@ -15,15 +14,21 @@ from typing import Any, TypeVar
 import click
 
 from .errors import CommandError
+from .json_text import TooDeepError, loads
 
 F = TypeVar("F", bound=Callable[..., Any])
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def parse_value(text: str) -> Any:
-    """`text` as a JSON literal if it is one, else the string itself."""
+    """`text` as a JSON literal if it is one, else the string itself.
+
+    JSON nested too deep for an env config is refused (TooDeepError), not kept as a string.
+    """
     try:
-        return json.loads(text)
+        return loads(text)
+    except TooDeepError:
+        raise
     except ValueError:
         return text
 
@@ -40,7 +45,10 @@ def parse_overrides(
             raise CommandError(f"--set {pair!r}: expected KEY=VALUE, e.g. --set size=6")
         if reserved and key in reserved:
             raise CommandError(f"--set {key}=...: {reserved[key]}")
-        overrides[key] = parse_value(value)
+        try:
+            overrides[key] = parse_value(value)
+        except TooDeepError as error:
+            raise CommandError(f"--set {key}=...: the JSON value is {error}") from None
     return overrides
 
 

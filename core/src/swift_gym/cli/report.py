@@ -14,6 +14,7 @@ from rich.text import Text
 from .. import __version__
 from .console import stderr
 from .errors import CommandError
+from .output_files import describe, open_output
 from .stats import summarize
 from .svg import bar_chart, histogram_bins, status_colour, status_strip
 from .trajectories import read_trajectories
@@ -126,8 +127,8 @@ envs {escape(", ".join(sorted(by_env)))}. Made by swift-gym {escape(__version__)
 @click.command()
 @click.argument("trajectories", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-    help="HTML file to write [default: TRAJECTORIES with .html].",
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+    help="HTML file to write ('-': stdout) [default: TRAJECTORIES with .html].",
 )  # fmt: skip
 def report(trajectories: Path, output: Path | None) -> None:
     """Write a self-contained HTML report (summary, reward, turns, status by seed and env)."""
@@ -135,7 +136,6 @@ def report(trajectories: Path, output: Path | None) -> None:
     if not records:
         raise CommandError(f"{trajectories} holds no episodes")
     output = output or trajectories.with_suffix(".html")
-    if not output.parent.is_dir():
-        raise CommandError(f"cannot write {output}: directory {output.parent} does not exist")
-    output.write_text(render_report(records, trajectories.name), encoding="utf-8")
-    stderr().print(Text(f"wrote {output} ({len(records)} episodes)"))
+    with open_output(output) as file:
+        file.write(render_report(records, trajectories.name))
+    stderr().print(Text(f"wrote {describe(output)} ({len(records)} episodes)"))

@@ -1,18 +1,21 @@
 """Dataset rows: read a JSONL file line by line, and check each row's `env_config`.
 
 Shared by `validate` (every row of a file), `dataset` (every row it writes) and `eval` (the rows
-it plays). Reading streams, so a file of any size costs one line of memory; a line that is not
-JSON is reported with its number instead of stopping the run.
+it plays). Reading streams, from a file, a pipe or stdin (`-`), so a file of any size costs one
+line of memory; a line that is not JSON (or nests too deep) is reported with its number instead
+of stopping the run. Env names resolve exactly as ms-swift resolves them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import (
     AmbiguousEnvError,
@@ -21,7 +24,10 @@ from ..errors import (
     InvalidConfigError,
     UnknownEnvError,
     did_you_mean,
+    printable,
+    short_repr,
 )
+from .json_text import TooDeepError, loads
 
 if TYPE_CHECKING:
     from ..env import Env
@@ -30,6 +36,10 @@ if TYPE_CHECKING:
 NO_ENV = "no env"
 """Where rows without a usable env name are counted (env names never hold spaces)."""
 _CACHE_LIMIT = 4096
+_CACHE_KEY_CHARS = 10_000
+_TOP_KEYS_SEARCHED = 100
+_VALUE_CHARS = 200
+STDIN = "-"
 
 
 @dataclass(frozen=True)
@@ -45,22 +55,47 @@ class Line:
 
 
 def read_jsonl(path: Path) -> Iterator[Line]:
-    """Each non-blank line of `path` parsed as a JSON object, or the reason it is not one."""
+    """Each non-blank line of `path` (`-`: stdin) parsed as a JSON object, or why it is not one.
+
+    Reads forward only, so pipes, FIFOs and `/dev/stdin` work like files.
+    """
+    if str(path) == STDIN:
+        yield from _lines(sys.stdin.buffer)
+        return
     with path.open("rb") as file:
-        for number, raw in enumerate(file, 1):
-            if not raw.strip():
-                continue
-            end = file.tell()
-            try:
-                value = json.loads(raw)
-            except ValueError as error:  # invalid JSON or invalid UTF-8
-                yield Line(number, end, None, f"not valid JSON: {error}")
-                continue
-            if not isinstance(value, dict):
-                kind = type(value).__name__
-                yield Line(number, end, None, f"a row must be a JSON object, got {kind}")
-                continue
-            yield Line(number, end, value)
+        yield from _lines(file)
+
+
+def _lines(file: IO[bytes]) -> Iterator[Line]:
+    end = 0
+    for number, raw in enumerate(file, 1):
+        end += len(raw)
+        if not raw.strip():
+            continue
+        try:
+            value = loads(raw)
+        except TooDeepError as error:
+            yield Line(number, end, None, f"refused: JSON {error}")
+            continue
+        except ValueError as error:  # invalid JSON or invalid UTF-8
+            yield Line(number, end, None, f"not valid JSON: {error}")
+            continue
+        if not isinstance(value, dict):
+            kind = type(value).__name__
+            yield Line(number, end, None, f"a row must be a JSON object, got {kind}")
+            continue
+        yield Line(number, end, value)
+
+
+def resolve_name(env_config: Mapping[str, Any], default_env: str | None) -> Any:
+    """The env name of a row as ms-swift's `GYMScheduler._create_env` takes it:
+    `env_config.get('name', gym_env)`. An explicit null is the name (None), not --gym_env."""
+    return env_config.get("name", default_env)
+
+
+def env_label(name: str) -> str:
+    """A name from data as it may appear in a report: short and printable."""
+    return name if len(name) <= 80 and name.isprintable() else short_repr(name)
 
 
 @dataclass(frozen=True)
@@ -69,6 +104,8 @@ class RowCheck:
 
     env: str
     problems: tuple[ConfigProblem, ...] = ()
+    omitted: int = 0
+    """Problems beyond those listed (a config with thousands of unknown keys)."""
 
     @property
     def ok(self) -> bool:
@@ -104,19 +141,28 @@ class RowChecker:
         self._cache: dict[str, RowCheck] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def check_row(self, row: Mapping[str, Any]) -> RowCheck:
-        """Check a dataset row's `env_config` (absent means `{}`, as in ms-swift)."""
+    def check_row(
+        self, row: Mapping[str, Any], fields: Mapping[str, Any] | None = None
+    ) -> RowCheck:
+        """Check a dataset row's `env_config` (absent means `{}`, as in ms-swift), with `fields`
+        (eval's `--set`) set over it."""
+        if "env_config" not in row:
+            misspelt = _misspelt_env_config(row)
+            if misspelt is not None:
+                return RowCheck(self.default_env or NO_ENV, (misspelt,))
         env_config = row.get("env_config", {})
         if not isinstance(env_config, Mapping):
             problem = ConfigProblem("env_config", "must be a JSON object", env_config)
             return RowCheck(self.default_env or NO_ENV, (problem,))
-        return self.check(env_config)
+        return self.check({**env_config, **fields} if fields else env_config)
 
     def check(self, env_config: Mapping[str, Any]) -> RowCheck:
         """Check one env_config; its `name` wins over the default env."""
         try:
             key = json.dumps(env_config, sort_keys=True)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
+            return self._check(env_config)
+        if len(key) > _CACHE_KEY_CHARS:  # a huge config is not worth keeping
             return self._check(env_config)
         found = self._cache.get(key)
         if found is None:
@@ -126,9 +172,13 @@ class RowChecker:
         return found
 
     def _check(self, env_config: Mapping[str, Any]) -> RowCheck:
-        name = env_config.get("name")
-        if name is None:
-            name = self.default_env
+        name = resolve_name(env_config, self.default_env)
+        if name is None and "name" in env_config:
+            reason = (
+                "is null, and ms-swift takes an explicit null as the env name (it does not fall "
+                "back to --gym_env): drop the key to use --gym-env, or name the env"
+            )
+            return RowCheck(NO_ENV, (_name_problem(reason, None, has_value=False),))
         if name is None:
             reason = "no env name: set env_config.name in the row, or pass the env (--gym-env)"
             return RowCheck(NO_ENV, (_name_problem(reason, None, has_value=False),))
@@ -138,9 +188,10 @@ class RowChecker:
             env_class = self.registry.get_env_class(name)
         except UnknownEnvError as error:
             reason, suggestion, hint = unknown_env_reason(error)
-            return RowCheck(name, (_name_problem(reason, name, suggestion=suggestion, hint=hint),))
+            problem = _name_problem(reason, name, suggestion=suggestion, hint=hint)
+            return RowCheck(env_label(name), (problem,))
         except (AmbiguousEnvError, EnvLoadError) as error:
-            return RowCheck(name, (_name_problem(str(error), name),))
+            return RowCheck(env_label(name), (_name_problem(str(error), name),))
         try:
             if self.build:
                 self._build(env_class, env_config)
@@ -149,7 +200,8 @@ class RowChecker:
 
                 validate_config(env_class.config_model, env_config, name)
         except InvalidConfigError as error:
-            return RowCheck(name, tuple(_in_env_config(problem) for problem in error.problems))
+            problems = tuple(_in_env_config(problem) for problem in error.problems)
+            return RowCheck(name, problems, error.omitted)
         except Exception as error:  # an env's constructor may raise anything: report it
             reason = f"building the env raised {type(error).__name__}: {error}"
             return RowCheck(name, (ConfigProblem("env_config", reason, has_value=False),))
@@ -177,6 +229,15 @@ class RowChecker:
         self.close()
 
 
+def _misspelt_env_config(row: Mapping[str, Any]) -> ConfigProblem | None:
+    """A problem if the row has no env_config but a key that looks like a misspelling of it."""
+    for key in itertools.islice(row, _TOP_KEYS_SEARCHED):
+        if isinstance(key, str) and did_you_mean(key, ["env_config"]):
+            reason = f"missing, but the row has the key {short_repr(key)}"
+            return ConfigProblem("env_config", reason, has_value=False, suggestion="env_config")
+    return None
+
+
 def _in_env_config(problem: ConfigProblem) -> ConfigProblem:
     """The problem with its field named from the row: `size` -> `env_config.size`."""
     if problem.field == "env_config" or problem.field.startswith("env_config."):
@@ -192,13 +253,26 @@ def _in_env_config(problem: ConfigProblem) -> ConfigProblem:
 
 
 def problem_fields(problem: ConfigProblem) -> dict[str, Any]:
-    """A problem as JSON fields: `field`, `reason` (with did-you-mean and hint) and `value`."""
-    reason = problem.reason
+    """A problem as JSON fields: `field`, `reason` (with did-you-mean and hint), and the value:
+    `value` as given when it is small and plain JSON, else `value_excerpt`, a cut repr."""
+    reason = printable(problem.reason)
     if problem.suggestion:
-        reason += f"; did you mean {problem.suggestion!r}?"
+        reason += f"; did you mean {short_repr(problem.suggestion)}?"
     if problem.hint:
-        reason += f"; {problem.hint}"
-    fields: dict[str, Any] = {"field": problem.field, "reason": reason}
+        reason += f"; {printable(problem.hint)}"
+    fields: dict[str, Any] = {"field": printable(problem.field), "reason": reason}
     if problem.has_value:
-        fields["value"] = problem.value
+        excerpt = short_repr(problem.value, _VALUE_CHARS + 1)
+        if len(excerpt) <= _VALUE_CHARS and "..." not in excerpt and _plain_json(problem.value):
+            fields["value"] = problem.value
+        else:
+            fields["value_excerpt"] = short_repr(problem.value, _VALUE_CHARS)
     return fields
+
+
+def _plain_json(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True

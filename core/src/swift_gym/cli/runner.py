@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .episodes import EpisodeSpec, run_episode
+from .output_files import open_output
 from .policies import Policy
 from .progress import progress_bar
 from .trajectories import OrderedWriter
@@ -39,7 +40,7 @@ async def run_episodes(
     try:
         await policy.prepare()
         with (
-            output.open("w", encoding="utf-8") if output else nullcontext() as file,
+            open_output(output, atomic=False) if output else nullcontext() as file,
             progress_bar() as bar,
         ):
             writer = OrderedWriter(file)

@@ -6,6 +6,7 @@ code 1), then read a second time, lazily, as episodes are handed out.
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from rich.text import Text
 from .console import stderr
 from .episodes import EpisodeSpec
 from .errors import EXIT_PROBLEMS, CommandError
-from .rows import RowChecker, read_jsonl
+from .rows import RowChecker, read_jsonl, resolve_name
 
 _SHOWN_BAD_ROWS = 20
 
@@ -38,6 +39,11 @@ def check_dataset(
     """Rows to play and their envs, after checking every row's schema (bad rows: exit 1)."""
     from ..registry import default_registry
 
+    if not stat.S_ISREG(dataset.stat().st_mode):
+        raise CommandError(
+            f"--dataset {dataset}: not a regular file; eval reads its rows twice (to check them "
+            "all, then to play them), so save a pipe's rows to a file first"
+        )
     count = bad = 0
     envs: set[str] = set()
     with RowChecker(default_registry(), default_env, build=False) as checker:
@@ -48,15 +54,11 @@ def check_dataset(
             if line.row is None:
                 problems = [line.error]
             else:
-                env_config = line.row.get("env_config", {})
-                row = (
-                    {"env_config": _row_config(line.row, fields)}
-                    if isinstance(env_config, dict)
-                    else line.row
-                )
-                check = checker.check_row(row)
+                check = checker.check_row(line.row, fields)
                 envs.add(check.env)
                 problems = [str(problem) for problem in check.problems]
+                if check.omitted:
+                    problems.append(f"and {check.omitted} more problems in this row")
             if problems:
                 bad += 1
                 if bad <= _SHOWN_BAD_ROWS:
@@ -86,4 +88,4 @@ def from_dataset(
         if index >= total or line.row is None:
             return
         env_config = _row_config(line.row, fields)
-        yield EpisodeSpec(index, str(env_config.get("name") or default_env), env_config)
+        yield EpisodeSpec(index, str(resolve_name(env_config, default_env)), env_config)

@@ -10,18 +10,24 @@ so an interrupted run keeps a usable prefix.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from rich.text import Text
+
+from .console import stderr
 from .errors import CommandError
+from .json_text import dumps as json_dumps
 from .rows import read_jsonl
+
+_SHOWN_BAD_LINES = 20
 
 
 def dumps(record: dict[str, Any]) -> str:
-    """A record as one JSON line; values JSON cannot hold (an env's custom info) become str."""
-    return json.dumps(record, ensure_ascii=False, default=str)
+    """A record as one JSON line that always encodes: values JSON cannot hold (an env's custom
+    info) become str, lone surrogates from a model stay escaped, too-deep parts are cut."""
+    return json_dumps(record)
 
 
 class OrderedWriter:
@@ -51,9 +57,23 @@ class OrderedWriter:
 
 
 def read_trajectories(path: Path) -> Iterator[dict[str, Any]]:
-    """The episodes of a trajectory file; a line that is not one stops with its number."""
+    """The episodes of a trajectory file. A line that is not one is skipped with a warning
+    naming its number (the first few of them), and reading goes on; a file with no episode at
+    all stops the command."""
+    bad = good = 0
+    first = ""
     for line in read_jsonl(path):
         if line.row is None or not isinstance(line.row.get("turns"), list):
-            reason = line.error or "not an episode record (no 'turns' list)"
-            raise CommandError(f"{path}, line {line.number}: {reason}")
+            bad += 1
+            why = line.error or "not an episode record (no 'turns' list)"
+            reason = f"{path}, line {line.number}: {why}"
+            first = first or reason
+            if bad <= _SHOWN_BAD_LINES:
+                stderr().print(Text.assemble(("skipped: ", "bold yellow"), reason))
+            continue
+        good += 1
         yield line.row
+    if bad > _SHOWN_BAD_LINES:
+        stderr().print(Text(f"skipped {bad} lines in all that are not episodes", style="yellow"))
+    if bad and not good:
+        raise CommandError(first)

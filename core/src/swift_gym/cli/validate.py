@@ -1,7 +1,12 @@
-"""`swift-gym validate`: check every row of a dataset before a training run finds the bad one."""
+"""`swift-gym validate`: check every row of a dataset before a training run finds the bad one.
+
+What it prints is bounded whatever the file holds: values are cut, names and reasons escaped,
+a row lists `MAX_PROBLEMS` problems and counts the rest, and `--json` lists `MAX_JSON_PROBLEMS`.
+"""
 
 from __future__ import annotations
 
+import stat
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -14,11 +19,32 @@ from .console import cells, print_json, stderr, stdout
 from .errors import EXIT_OK, EXIT_PROBLEMS
 from .options import json_option
 from .progress import progress_bar
-from .rows import RowChecker, problem_fields, read_jsonl
+from .rows import STDIN, RowCheck, RowChecker, problem_fields, read_jsonl
+
+MAX_JSON_PROBLEMS = 1000
+"""Problems `--json` lists at most; `problems_omitted` counts the rest."""
+
+
+def _size(dataset: Path) -> int | None:
+    """Bytes to read, for the progress bar; None for stdin, pipes and FIFOs."""
+    if str(dataset) == STDIN:
+        return None
+    info = dataset.stat()
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
+def _problem_dicts(line: int, check: RowCheck) -> list[dict[str, Any]]:
+    found = [{"line": line, "env": check.env, **problem_fields(p)} for p in check.problems]
+    if check.omitted:
+        more = f"and {check.omitted} more problems in this row (not listed)"
+        found.append({"line": line, "env": check.env, "field": "env_config", "reason": more})
+    return found
 
 
 @click.command()
-@click.argument("dataset", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "dataset", type=click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True)
+)
 @click.option(
     "--gym-env",
     "gym_env",
@@ -34,7 +60,7 @@ from .rows import RowChecker, problem_fields, read_jsonl
 )
 @json_option
 def validate(dataset: Path, gym_env: str | None, build: bool, as_json: bool) -> None:
-    """Check every row's env_config in DATASET (JSONL) against its env's schema.
+    """Check every row's env_config in DATASET (JSONL; '-' reads stdin) against its env's schema.
 
     Reports each bad row by line number with the field and the reason, then a summary per env.
     Exits 1 if any row is bad (or the file has no rows), 0 if all are valid.
@@ -45,28 +71,36 @@ def validate(dataset: Path, gym_env: str | None, build: bool, as_json: bool) -> 
     bad: Counter[str] = Counter()
     malformed = 0
     problems: list[dict[str, Any]] = []
+    omitted = 0
     out = stdout()
-    size = dataset.stat().st_size
+    size = _size(dataset)
+    name = "stdin" if str(dataset) == STDIN else dataset.name
     with RowChecker(default_registry(), gym_env, build) as checker, progress_bar(False) as bar:
-        task = bar.add_task(f"validating {dataset.name}", total=size or 1)
+        task = bar.add_task(f"validating {name}", total=size or None)
         for line in read_jsonl(dataset):
             bar.update(task, completed=line.end)
             if line.row is None:
                 malformed += 1
-                problems.append({"line": line.number, "env": None, "reason": line.error})
+                found = [{"line": line.number, "env": None, "reason": line.error}]
                 if not as_json:
-                    out.print(Text.assemble((f"line {line.number}: ", "bold red"), line.error))
-                continue
-            check = checker.check_row(line.row)
-            rows[check.env] += 1
-            if check.ok:
-                continue
-            bad[check.env] += 1
-            for problem in check.problems:
-                problems.append({"line": line.number, "env": check.env, **problem_fields(problem)})
+                    out.print(Text.assemble((f"line {line.number}: ", "bold red"), str(line.error)))
+            else:
+                check = checker.check_row(line.row)
+                rows[check.env] += 1
+                if check.ok:
+                    continue
+                bad[check.env] += 1
+                found = _problem_dicts(line.number, check)
                 if not as_json:
                     head = f"line {line.number} ({check.env}): "
-                    out.print(Text.assemble((head, "bold red"), str(problem)))
+                    for problem in check.problems:
+                        out.print(Text.assemble((head, "bold red"), str(problem)))
+                    if check.omitted:
+                        out.print(Text.assemble((head, "bold red"), found[-1]["reason"]))
+            if as_json:
+                room = MAX_JSON_PROBLEMS - len(problems)
+                problems.extend(found[: max(room, 0)])
+                omitted += max(len(found) - max(room, 0), 0)
     total = sum(rows.values()) + malformed
     failed = sum(bad.values()) + malformed
     if as_json:
@@ -79,6 +113,7 @@ def validate(dataset: Path, gym_env: str | None, build: bool, as_json: bool) -> 
                 "valid": failed == 0 and total > 0,
                 "envs": {env: {"rows": rows[env], "bad": bad[env]} for env in sorted(rows)},
                 "problems": problems,
+                "problems_omitted": omitted,
             }
         )
     else:

@@ -1,0 +1,85 @@
+"""JSON in and out of the commands, safe for whatever a dataset or a model holds.
+
+In: nesting is bounded (`MAX_DEPTH`), so neither the parser nor anything that walks a row later
+(pydantic, repr, json.dumps) can hit Python's recursion limit. Out: text is UTF-8 as written,
+except lone surrogates (valid in JSON as `\\ud800`, not encodable in UTF-8), which stay escaped,
+so a record reads back exactly; `strict` output (`--json`) has no NaN or Infinity, which strict
+parsers refuse, and values JSON cannot hold become strings.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from ..errors import short_repr
+
+MAX_DEPTH = 100
+"""Arrays and objects nested deeper than this are refused: no env config needs it."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class TooDeepError(ValueError):
+    """JSON nested deeper than `MAX_DEPTH`."""
+
+    def __init__(self) -> None:
+        super().__init__(f"nested more than {MAX_DEPTH} levels deep")
+
+
+def loads(data: str | bytes) -> Any:
+    """`json.loads`, refusing (TooDeepError) nesting deeper than `MAX_DEPTH`."""
+    try:
+        value = json.loads(data)
+    except RecursionError:
+        raise TooDeepError() from None
+    if deeper_than(value, MAX_DEPTH):
+        raise TooDeepError()
+    return value
+
+
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether lists and dicts in `value` nest deeper than `limit` (walked without recursion)."""
+    if not isinstance(value, (dict, list)):
+        return False
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def dumps(value: Any, indent: int | None = None, strict: bool = False) -> str:
+    """`value` as JSON text: see the module docstring for what `strict` adds."""
+    if strict:
+        value = _plain(value, 0, strict)
+    try:
+        text = json.dumps(
+            value, ensure_ascii=False, indent=indent, default=str, allow_nan=not strict
+        )
+    except (RecursionError, ValueError, TypeError):  # too deep, circular, or a key JSON refuses
+        text = json.dumps(_plain(value, 0, strict), ensure_ascii=False, indent=indent, default=str)
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _plain(value: Any, depth: int, strict: bool) -> Any:
+    """`value` with str keys, nesting cut at `MAX_DEPTH` and (if strict) non-finite floats null."""
+    if isinstance(value, float):
+        return None if strict and not math.isfinite(value) else value
+    if isinstance(value, (str, int, bool)) or value is None:
+        return value
+    if depth >= MAX_DEPTH:
+        return short_repr(value)
+    if isinstance(value, dict):
+        return {_key(key): _plain(item, depth + 1, strict) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, depth + 1, strict) for item in value]
+    return str(value)
+
+
+def _key(key: Any) -> str:
+    return key if isinstance(key, str) else str(key)
