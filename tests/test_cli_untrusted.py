@@ -83,7 +83,9 @@ def run_bytes(*args: str, stdin: bytes = b"", colour: bool = False) -> subproces
 
 def assert_nothing_hidden(text: str) -> None:
     found = HIDDEN.search(text) or re.search(r"[\ud800-\udfff]", text)
-    assert found is None, f"raw {found.group()!r} at {found.start()}: {text[found.start() - 40:][:80]!r}"
+    assert found is None, (
+        f"raw {found.group()!r} at {found.start()}: {text[found.start() - 40 :][:80]!r}"
+    )
 
 
 @pytest.fixture()
@@ -121,8 +123,8 @@ def test_replay_with_colours_writes_only_its_own_colour_codes(hostile: Path) -> 
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
     assert_nothing_hidden(plain)
     assert SHOWN in plain
-    # the escapes are styled dim (SGR 2), apart from the text around them
-    assert re.search(r"\x1b\[(?:[0-9;]*;)?2(?:;[0-9;]*)?m\\x1b\[2J", out)
+    # the escapes (only they: not the "[2J" after one) are styled dim (SGR 2)
+    assert re.search(r"\x1b\[(?:[0-9;]*;)?2(?:;[0-9;]*)?m\\x1b\x1b\[0m[^\x1b]*\[2J", out)
 
 
 def test_replay_list_escapes_every_cell(tmp_path: Path) -> None:
