@@ -230,3 +230,101 @@ def test_play_never_imports_readline_for_piped_input() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "False", result.stderr
+
+
+# --- an env package that misbehaves ------------------------------------------------------------
+
+HOSTILE_ENV = '''
+import asyncio, sys
+
+import swift_gym
+
+
+class HostileEnv(swift_gym.Env):
+    """Texts with escape sequences; a step that never ends ("wait"), one that raises ("boom")."""
+
+    async def reset(self, request=None):
+        return "start \\x1b[2J here", {}, "prompt \\x1b]0;pwned\\x07 [bold]x[/bold]"
+
+    async def step(self, messages):
+        reply = messages[-1]["content"]
+        if reply == "wait":
+            print("stepping", file=sys.stderr, flush=True)
+            await asyncio.sleep(3600)
+        if reply == "boom":
+            raise RuntimeError("kaboom \\x1b[2J")
+        return f"got {reply}", 0.5, False, {"status": "ok\\x07", "x": [1, "\\x1b"]}
+
+    async def close(self):
+        print("closed", file=sys.stderr, flush=True)
+'''
+
+
+@pytest.fixture(scope="module")
+def hostile_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A real distribution on PYTHONPATH (its dist-info is what importlib.metadata reads)."""
+    site = tmp_path_factory.mktemp("site")
+    (site / "hostile_env_module.py").write_text(HOSTILE_ENV)
+    info = site / "swift_gym_test_hostile-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: swift-gym-test-hostile\nVersion: 0.1.0\n"
+        "Summary: An env whose texts and steps misbehave.\n"
+    )
+    (info / "entry_points.txt").write_text(
+        "[swift_gym.envs]\nhostile = hostile_env_module:HostileEnv\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
+    environ.update({"NO_COLOR": "1", "COLUMNS": "200", "PYTHONPATH": str(site)})
+    return environ
+
+
+def test_env_texts_are_escaped_and_a_raising_step_ends_with_a_summary(
+    hostile_env: dict[str, str],
+) -> None:
+    result = subprocess.run(
+        [str(SCRIPT), "play", "hostile"],
+        input="fine\nboom\nnever sent\n",
+        capture_output=True,
+        text=True,
+        env=hostile_env,
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stderr
+    out = result.stdout
+    assert "\x1b" not in out and "\x07" not in out
+    assert r"prompt \x1b]0;pwned\x07 [bold]x[/bold]" in out
+    assert r"start \x1b[2J here" in out
+    assert r"reward 0.5 · done no · status ok\x07" in out
+    assert r'x=[1,"\x1b"]' in out
+    assert r"error: the env failed: RuntimeError: kaboom \x1b[2J" in out
+    assert "stopped by an env error: 1 turn, total reward 0.5, last status ok" in out
+    assert "never sent" not in out
+    assert "closed" in result.stderr  # the env was closed
+    assert "Traceback" not in result.stderr
+
+
+def test_ctrl_c_during_a_step_ends_with_a_summary(hostile_env: dict[str, str]) -> None:
+    process = subprocess.Popen(
+        [str(SCRIPT), "play", "hostile"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=hostile_env,
+        text=True,
+    )
+    try:
+        assert process.stdin is not None and process.stderr is not None
+        process.stdin.write("one\nwait\n")
+        process.stdin.flush()
+        line = process.stderr.readline()  # the env is inside step() now, for an hour
+        assert line == "stepping\n", line
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=WAIT)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 130, err
+    assert "interrupted before the episode ended: 1 turn, total reward 0.5, last status ok" in out
+    assert "closed" in err
+    assert "Traceback" not in err and "was destroyed but it is pending" not in err
