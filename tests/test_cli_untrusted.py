@@ -192,3 +192,13 @@ def test_report_escapes_html_and_shows_controls(tmp_path: Path) -> None:
     assert r"max_turns\x1b[2J" in text
     assert r"\u202e\ud800" in text
     assert r"x\x1b[2J" in text  # a seed that is not a number
+
+
+def test_error_messages_show_the_data_they_quote_escaped(tmp_path: Path) -> None:
+    path = tmp_path / "bad\x1b]0;pwned\x07.jsonl"  # a file name is data too
+    path.write_text("\n")
+    result = run_bytes("replay", str(path))
+    assert result.returncode == 2
+    err = result.stderr.decode("utf-8")
+    assert_nothing_hidden(err)
+    assert r"bad\x1b]0;pwned\x07.jsonl holds no episodes" in err

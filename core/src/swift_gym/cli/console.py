@@ -42,6 +42,7 @@ def print_json(value: Any) -> None:
 def cells(*values: Any) -> list[Text]:
     """Table cells from data, made visible: `[brackets]` stay text (never rich markup), and
     controls and invisible characters are shown escaped (see `visible`)."""
+
     def cell(value: Any) -> Text:
         if isinstance(value, Text):
             return value
