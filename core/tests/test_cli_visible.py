@@ -39,7 +39,7 @@ def test_ordinary_text_newlines_and_tabs_are_left_alone(text: str) -> None:
         ("\x1b[2J", r"\x1b[2J"),
         ("\x1b]0;pwned\x07", r"\x1b]0;pwned\x07"),
         ("a\x00b\x7fc\x9bd", r"a\x00b\x7fc\x9bd"),
-        ("\r\n", "\\x0d\n"),
+        ("\r\n", "\\r\n"),
         ("\u202egnp.exe", r"\u202egnp.exe"),
         ("u\u200bp", r"u\u200bp"),
         ("\ufeff", r"\ufeff"),

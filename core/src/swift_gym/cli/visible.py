@@ -7,7 +7,8 @@ hide why a reply was not parsed, and lone surrogates no encoder accepts. Printed
 they act instead of being seen. Here each becomes its Python escape (`\x1b`, `\u202e`,
 `\ud800`), kept apart so each view can mark it (dim on terminals, a span in HTML); newlines and
 tabs stay, so multi-line replies read as written. A backslash the text itself holds is shown as
-it is: with colours on, the mark tells the two apart.
+it is: with colours on, the mark tells the two apart. Zero-width joiners are escaped too, so an
+emoji sequence shows as its parts: a hidden character costs more than a plainer emoji.
 
 `brief` turns any value (an info dict, a number, a deep list) into one short line, bounded in
 length and depth whatever the value holds.
@@ -40,7 +41,9 @@ MARK_STYLE = "dim"
 
 
 def escape_char(char: str) -> str:
-    """`char` as Python writes it in a string literal: `\\x1b`, `\\u202e`, `\\U000e0041`."""
+    """`char` as Python writes it in a string literal: `\\r`, `\\x1b`, `\\u202e`, `\\U000e0041`."""
+    if char == "\r":
+        return "\\r"
     code = ord(char)
     if code < 0x100:
         return f"\\x{code:02x}"
