@@ -298,7 +298,7 @@ def test_env_texts_are_escaped_and_a_raising_step_ends_with_a_summary(
     assert r"reward 0.5 · done no · status ok\x07" in out
     assert r'x=[1,"\x1b"]' in out
     assert r"error: the env failed: RuntimeError: kaboom \x1b[2J" in out
-    assert "stopped by an env error: 1 turn, total reward 0.5, last status ok" in out
+    assert r"stopped by an env error: 1 turn, total reward 0.5, last status ok\x07" in out
     assert "never sent" not in out
     assert "closed" in result.stderr  # the env was closed
     assert "Traceback" not in result.stderr
@@ -325,6 +325,8 @@ def test_ctrl_c_during_a_step_ends_with_a_summary(hostile_env: dict[str, str]) -
         process.kill()
         process.wait()
     assert process.returncode == 130, err
-    assert "interrupted before the episode ended: 1 turn, total reward 0.5, last status ok" in out
+    assert (
+        r"interrupted before the episode ended: 1 turn, total reward 0.5, last status ok\x07" in out
+    )
     assert "closed" in err
     assert "Traceback" not in err and "was destroyed but it is pending" not in err

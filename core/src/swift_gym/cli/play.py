@@ -77,7 +77,7 @@ def play(name: str, overrides: tuple[str, ...], seed: int | None, max_turns: int
             session.ending = "interrupted"
         except _Stop:
             pass
-        stdout().print(Text(summary(session), style="bold"))
+        stdout().print(visible.rich(summary(session), style="bold"))
     finally:
         _close(env, loop)
     code = {"interrupted": EXIT_INTERRUPTED, "env error": EXIT_PROBLEMS}

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.text import Text
 
 from .. import __version__
 from . import visible
@@ -159,4 +158,4 @@ def report(trajectories: Path, output: Path | None) -> None:
     if not output.parent.is_dir():
         raise CommandError(f"cannot write {output}: directory {output.parent} does not exist")
     output.write_text(render_report(records, trajectories.name), encoding="utf-8")
-    stderr().print(Text(f"wrote {output} ({len(records)} episodes)"))
+    stderr().print(visible.rich(f"wrote {output} ({len(records)} episodes)"))
