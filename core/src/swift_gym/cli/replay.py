@@ -72,7 +72,7 @@ class EpisodeView:
                 turn.get("reward"),
                 turn.get("done"),
                 turn.get("action"),
-                info if isinstance(info, dict) else {"info": info},
+                info if isinstance(info, dict) else {} if info is None else {"info": info},
             )
             section("user", turn.get("observation"))
 
