@@ -322,7 +322,8 @@ def test_play_stops_at_end_of_input() -> None:
         "play", "frozen_lake", "--seed", "0", "--set", "size=5", stdin="<action>up</action>\n"
     )
     assert result.returncode == 0
-    assert "stopped before the episode ended; 1 turns, total reward 0" in result.stdout
+    summary = "stopped before the episode ended (end of input): 1 turn, total reward 0"
+    assert summary in result.stdout
 
 
 def test_play_with_a_bad_config_exits_2() -> None:

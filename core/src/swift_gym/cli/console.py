@@ -13,6 +13,11 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from . import visible
+
+CELL_SHOWN = 1000
+"""Characters of one table cell shown at most: a cell holds a name, a number, a status."""
+
 
 @cache
 def stdout() -> Console:
@@ -36,8 +41,12 @@ def print_json(value: Any) -> None:
 
 
 def cells(*values: Any) -> list[Text]:
-    """Table cells shown as they are: data may hold `[brackets]` that rich would read as markup."""
-    return [
-        value if isinstance(value, Text) else Text("" if value is None else str(value))
-        for value in values
-    ]
+    """Table cells from data, made visible: `[brackets]` stay text (never rich markup), and
+    controls and invisible characters are shown escaped (see `visible`)."""
+
+    def cell(value: Any) -> Text:
+        if isinstance(value, Text):
+            return value
+        return Text("") if value is None else visible.rich(visible.brief(value, CELL_SHOWN))
+
+    return [cell(value) for value in values]

@@ -24,6 +24,9 @@ class CommandError(click.ClickException):
     def show(self, file: IO[Any] | None = None) -> None:
         from rich.text import Text
 
+        from . import visible
         from .console import stderr
 
-        stderr().print(Text.assemble(("error: ", "bold red"), self.format_message()))
+        # messages quote data (values, names, lines): controls in them are shown escaped
+        message = visible.rich(self.format_message())
+        stderr().print(Text.assemble(("error: ", "bold red"), message))

@@ -1,26 +1,50 @@
 """`swift-gym play`: a person plays an env in the terminal, seeing exactly what a model sees.
 
-The system prompt and each observation are printed verbatim (no markup, no wrapping changes);
-each input line is one reply, sent to the env as the assistant message. Input may be piped, so
-a scripted game is a file of replies.
+The system prompt and each observation are printed as the model reads them (made visible: see
+`visible`); each input line is one reply, sent to the env as the assistant message. On a
+terminal, input has line editing and history (stdlib `readline`: arrow keys move in the line
+and recall earlier replies, so they are never sent as replies); Ctrl-D and Ctrl-C end the
+session at once with its summary, Ctrl-C with exit code 130. Input may be piped, so a scripted
+game is a file of replies; piped replies are echoed, escaped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.text import Text
 
+from . import visible
 from .console import stdout
 from .episodes import parsed_action
+from .errors import EXIT_OK, EXIT_PROBLEMS
 from .options import parse_overrides, set_option
-from .transcript import section, step_note
+from .transcript import plural, section, step_note
 
 if TYPE_CHECKING:
     from ..env import Env, Message
+
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: 128 + SIGINT, as shells report a command a signal stopped."""
+PROMPT = Text("reply> ", style="bold cyan")
+
+T = TypeVar("T")
+
+
+@dataclass
+class Session:
+    """What a summary says: turns played, reward so far, the env's last status, why it ended."""
+
+    turns: int = 0
+    total: float = 0.0
+    status: Any = None
+    ending: str = "end of input"
 
 
 @click.command()
@@ -33,8 +57,9 @@ if TYPE_CHECKING:
 def play(name: str, overrides: tuple[str, ...], seed: int | None, max_turns: int | None) -> None:
     """Play env NAME turn by turn: each line you type is the model's reply.
 
-    End with Ctrl-D (end of input) or Ctrl-C. Your lines are sent as they are, so answer in
-    the format the system prompt asks for (FrozenLake: <action>up</action>).
+    Your lines are sent as they are, so answer in the format the system prompt asks for
+    (FrozenLake: <action>up</action>). Arrow keys edit the line and recall earlier replies.
+    Ctrl-D ends the session, Ctrl-C too (exit code 130), each with a summary.
     """
     from ..registry import default_registry
 
@@ -42,24 +67,43 @@ def play(name: str, overrides: tuple[str, ...], seed: int | None, max_turns: int
     if seed is not None:
         fields["seed"] = seed
     env = default_registry().make({"name": name, **fields})
-    asyncio.run(_play(env, max_turns))
-
-
-def _read_reply() -> str | None:
-    """The next input line without its newline; None at end of input or on Ctrl-C."""
-    interactive = sys.stdin.isatty()
+    session = Session()
+    loop = asyncio.new_event_loop()
     try:
-        if interactive:
-            return stdout().input(Text("reply> ", style="bold cyan"))
-        line = sys.stdin.readline()
-    except (EOFError, KeyboardInterrupt):
-        return None
-    return line.removesuffix("\n").removesuffix("\r") if line else None
+        try:
+            _play(env, loop, max_turns, session)
+        except KeyboardInterrupt:
+            stdout().print()  # the summary starts on a line of its own, after the ^C
+            session.ending = "interrupted"
+        except _Stop:
+            pass
+        stdout().print(visible.rich(summary(session), style="bold"))
+    finally:
+        _close(env, loop)
+    code = {"interrupted": EXIT_INTERRUPTED, "env error": EXIT_PROBLEMS}
+    sys.exit(code.get(session.ending, EXIT_OK))
 
 
-async def _play(env: Env, max_turns: int | None) -> None:
-    out = stdout()
-    observation, _info, system_prompt = await env.reset()
+def summary(session: Session) -> str:
+    """`episode over: status goal; 3 turns, total reward 1`, or why it stopped before that."""
+    played = f"{plural(session.turns, 'turn')}, total reward {session.total:g}"
+    if session.ending == "done":
+        return f"episode over: status {visible.brief(session.status)}; {played}"
+    why = {
+        "end of input": "stopped before the episode ended (end of input)",
+        "max turns": "stopped at --max-turns before the episode ended",
+        "interrupted": "interrupted before the episode ended",
+        "env error": "stopped by an env error",
+    }[session.ending]
+    last = f", last status {visible.brief(session.status)}" if session.status is not None else ""
+    return f"{why}: {played}{last}"
+
+
+def _play(
+    env: Env, loop: asyncio.AbstractEventLoop, max_turns: int | None, session: Session
+) -> None:
+    """The session's turns, updating `session` as they go (so Ctrl-C finds it current)."""
+    observation, _info, system_prompt = _run(loop, env.reset(), session)
     if system_prompt:
         section("system", system_prompt)
     section("user", observation)
@@ -67,26 +111,93 @@ async def _play(env: Env, max_turns: int | None) -> None:
         [{"role": "system", "content": system_prompt}] if system_prompt else []
     )
     messages.append({"role": "user", "content": observation})
-    turns, total, done = 0, 0.0, False
-    info: dict[str, Any] = {}
+    echo = not sys.stdin.isatty()
+    for reply in read_replies():
+        if echo:
+            section("assistant", reply)
+        messages.append({"role": "assistant", "content": reply})
+        observation, reward, done, info = _run(loop, env.step(messages), session)
+        messages.append({"role": "user", "content": observation})
+        session.turns += 1
+        session.total += reward
+        session.status = info.get("status", "done" if done else None)
+        step_note(reward, done, parsed_action(info), info)
+        section("user", observation)
+        if done:
+            session.ending = "done"
+            return
+        if max_turns is not None and session.turns >= max_turns:
+            session.ending = "max turns"
+            return
+
+
+def _run(loop: asyncio.AbstractEventLoop, step: Coroutine[Any, Any, T], session: Session) -> T:
+    """Run one of the env's coroutines; an env that raises ends the session, saying why."""
     try:
-        while not done and (max_turns is None or turns < max_turns):
-            reply = _read_reply()
-            if reply is None:
-                break
-            if not sys.stdin.isatty():
-                section("assistant", reply)
-            messages.append({"role": "assistant", "content": reply})
-            observation, reward, done, info = await env.step(messages)
-            messages.append({"role": "user", "content": observation})
-            turns += 1
-            total += reward
-            step_note(reward, done, parsed_action(info), info)
-            section("user", observation)
+        return loop.run_until_complete(step)
+    except Exception as error:
+        session.ending = "env error"
+        reason = visible.brief(f"{type(error).__name__}: {error}", 2000)
+        stdout().print(Text.assemble(("error: the env failed: ", "bold red"), visible.rich(reason)))
+        raise _Stop from None
+
+
+class _Stop(Exception):
+    """The env failed; its error is shown, the session ends with its summary."""
+
+
+def read_replies() -> Iterator[str]:
+    """Each reply: a typed line (with line editing) on a terminal, else a line of the pipe.
+
+    Ends at end of input (Ctrl-D); Ctrl-C raises KeyboardInterrupt to the caller. Bytes that
+    are not UTF-8 become U+FFFD rather than stopping the session.
+    """
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="replace")
+    if sys.stdin.isatty():
+        yield from _typed_replies()
+        return
+    while line := sys.stdin.readline():
+        yield line.removesuffix("\n").removesuffix("\r")
+
+
+def _typed_replies() -> Iterator[str]:
+    try:
+        import readline  # gives input() line editing and history; absent on some platforms
+    except ImportError:
+        readline = None
+    if readline is not None and "libedit" not in (readline.__doc__ or ""):
+        readline.parse_and_bind("tab: tab-insert")  # a tab is text, not a file-name completion
+    prompt = _prompt(for_readline=readline is not None)
+    while True:
+        try:
+            yield input(prompt)
+        except EOFError:  # Ctrl-D
+            stdout().print()
+            return
+
+
+def _prompt(for_readline: bool) -> str:
+    """`reply> `, in colour when stdout has colours; colour codes wrapped in readline's
+    invisible-text markers (\\001, \\002) so it measures the prompt right when editing."""
+    out = stdout()
+    with out.capture() as captured:
+        out.print(PROMPT, end="")
+    prompt = captured.get()
+    return re.sub(r"(\x1b\[[0-9;]*m)", "\001\\1\002", prompt) if for_readline else prompt
+
+
+def _close(env: Env, loop: asyncio.AbstractEventLoop) -> None:
+    """Close the env, then the loop with whatever an interrupted step left running."""
+    try:
+        loop.run_until_complete(env.close())
+    except KeyboardInterrupt:  # a second Ctrl-C: the summary is out, leave now
+        pass
     finally:
-        await env.close()
-    if done:
-        ending = f"episode over: status {info.get('status', 'done')}"
-    else:
-        ending = "stopped before the episode ended"
-    out.print(Text(f"{ending}; {turns} turns, total reward {total:g}", style="bold"))
+        pending = asyncio.all_tasks(loop)
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.close()

@@ -1,23 +1,28 @@
-"""`swift-gym report`: one self-contained HTML page of an eval run's numbers and charts."""
+"""`swift-gym report`: one self-contained HTML page of an eval run's numbers and charts.
+
+The page has no script and loads nothing. Every text from the file (env names, policies,
+statuses, seeds, the file's name) is HTML-escaped and has its controls and invisible characters
+spelled out (`visible.html`), so no record can add markup to the page or hide in it.
+"""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from html import escape
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.text import Text
 
 from .. import __version__
+from . import visible
 from .console import stderr
 from .errors import CommandError
 from .output_files import describe, open_output
 from .stats import summarize
-from .svg import bar_chart, histogram_bins, status_colour, status_strip
+from .svg import bar_chart, data_text, histogram_bins, status_colour, status_strip
 from .trajectories import read_trajectories
+from .transcript import plural
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1100px; }
@@ -26,7 +31,21 @@ td, th { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 .charts { display: flex; flex-wrap: wrap; gap: 1.5em; }
 svg { font-family: system-ui, sans-serif; }
+.esc { color: #a00; background: #fee; font-family: monospace; }
 """
+
+
+def escape(value: Any) -> str:
+    """Data as HTML text: escaped, controls and invisible characters spelled out and marked."""
+    return visible.html(value if isinstance(value, str) else visible.brief(value, 200))
+
+
+def _seed_order(record: dict[str, Any]) -> tuple[int, float, str]:
+    """Numeric seeds in order, then the rest (none, text) by their text: never a TypeError."""
+    seed = record.get("seed")
+    if isinstance(seed, (int, float)) and not isinstance(seed, bool) and seed == seed:
+        return (0, seed, "")
+    return (1, 0.0, visible.brief(seed, 200))
 
 
 def _number(value: Any, digits: int = 3) -> str:
@@ -92,23 +111,24 @@ def render_report(records: list[dict[str, Any]], source: str) -> str:
     ]
     by_env: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for record in records:
-        by_env[str(record.get("env"))].append(record)
+        by_env[visible.brief(record.get("env"), 200)].append(record)
     strips = []
     for env, env_records in sorted(by_env.items()):
-        ordered = sorted(env_records, key=lambda r: (r.get("seed") is None, r.get("seed") or 0))
+        ordered = sorted(env_records, key=_seed_order)
         cells = [
             (
-                f"seed {r.get('seed')} (episode {r.get('index')}): {r.get('status')}, "
-                f"reward {r.get('total_reward')}, {r.get('num_turns')} turns",
+                f"seed {visible.brief(r.get('seed'))} (episode {visible.brief(r.get('index'))}): "
+                f"{visible.brief(r.get('status'))}, reward {visible.brief(r.get('total_reward'))}, "
+                f"{plural(r.get('num_turns'), 'turn')}",
                 str(r.get("status")),
             )
             for r in ordered
         ]
         strips.append(status_strip(f"{env}: status by seed", cells, statuses))
-    policies = sorted({str(r.get("policy")) for r in records})
+    policies = sorted({visible.brief(r.get("policy"), 200) for r in records})
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<title>swift-gym report: {escape(source)}</title><style>{_STYLE}</style></head>
+<title>swift-gym report: {data_text(source)}</title><style>{_STYLE}</style></head>
 <body>
 <h1>swift-gym eval report</h1>
 <p>{escape(source)}: {len(records)} episodes, policy {escape(", ".join(policies))},
@@ -138,4 +158,4 @@ def report(trajectories: Path, output: Path | None) -> None:
     output = output or trajectories.with_suffix(".html")
     with open_output(output) as file:
         file.write(render_report(records, trajectories.name))
-    stderr().print(Text(f"wrote {describe(output)} ({len(records)} episodes)"))
+    stderr().print(visible.rich(f"wrote {describe(output)} ({len(records)} episodes)"))

@@ -1,7 +1,8 @@
 """Small inline SVG charts for the HTML report: no plotting library, no external files.
 
-Every text that comes from data is escaped; sizes are fixed, so the report looks the same in
-any browser and stays a single file.
+Every text that comes from data (statuses, env names, tooltips) goes through `data_text`:
+HTML-escaped, with controls and invisible characters spelled out (see `visible`). Sizes are
+fixed, so the report looks the same in any browser and stays a single file.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from html import escape
+
+from . import visible
 
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f")
 STATUS_COLOURS = {
@@ -26,6 +29,11 @@ def status_colour(status: str, statuses: Sequence[str]) -> str:
     if status in STATUS_COLOURS:
         return STATUS_COLOURS[status]
     return PALETTE[statuses.index(status) % len(PALETTE)] if status in statuses else "#999999"
+
+
+def data_text(value: str) -> str:
+    """Data as SVG text or an attribute value: made visible, then HTML-escaped."""
+    return escape(visible.plain(value))
 
 
 def _fmt(value: float) -> str:
@@ -47,8 +55,8 @@ def bar_chart(
     slot = plot_w / max(1, len(values))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'role="img" aria-label="{escape(title)}">',
-        f'<text x="{left}" y="18" font-weight="bold">{escape(title)}</text>',
+        f'role="img" aria-label="{data_text(title)}">',
+        f'<text x="{left}" y="18" font-weight="bold">{data_text(title)}</text>',
         f'<line x1="{left}" y1="{top + plot_h}" x2="{width - right}" y2="{top + plot_h}" '
         'stroke="#888"/>',
         f'<text x="{left - 6}" y="{top + 4}" text-anchor="end" font-size="11">{_fmt(peak)}</text>',
@@ -62,11 +70,11 @@ def bar_chart(
         centre = x + slot * 0.4
         parts += [
             f'<rect x="{x:.1f}" y="{y:.1f}" width="{slot * 0.8:.1f}" height="{bar_h:.1f}" '
-            f'fill="{colour}"><title>{escape(label)}: {_fmt(value)}</title></rect>',
+            f'fill="{colour}"><title>{data_text(label)}: {_fmt(value)}</title></rect>',
             f'<text x="{centre:.1f}" y="{y - 3:.1f}" text-anchor="middle" font-size="11">'
             f"{_fmt(value)}</text>",
             f'<text x="{centre:.1f}" y="{top + plot_h + 15}" text-anchor="middle" '
-            f'font-size="11">{escape(label)}</text>',
+            f'font-size="11">{data_text(label)}</text>',
         ]
     parts.append("</svg>")
     return "\n".join(parts)
@@ -100,21 +108,21 @@ def status_strip(
     height = legend_y + 10
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-        f'aria-label="{escape(title)}">',
-        f'<text x="0" y="18" font-weight="bold">{escape(title)}</text>',
+        f'aria-label="{data_text(title)}">',
+        f'<text x="0" y="18" font-weight="bold">{data_text(title)}</text>',
     ]
     for k, (tooltip, status) in enumerate(cells):
         x, y = (k % per_row) * (size + gap), top + (k // per_row) * (size + gap)
         parts.append(
             f'<rect x="{x}" y="{y}" width="{size}" height="{size}" '
-            f'fill="{status_colour(status, statuses)}"><title>{escape(tooltip)}</title></rect>'
+            f'fill="{status_colour(status, statuses)}"><title>{data_text(tooltip)}</title></rect>'
         )
     x = 0
     for status in statuses:
         parts.append(
             f'<rect x="{x}" y="{legend_y - 10}" width="10" height="10" '
             f'fill="{status_colour(status, statuses)}"/>'
-            f'<text x="{x + 14}" y="{legend_y}" font-size="11">{escape(status)}</text>'
+            f'<text x="{x + 14}" y="{legend_y}" font-size="11">{data_text(status)}</text>'
         )
         x += 24 + 7 * len(status)
     parts.append("</svg>")

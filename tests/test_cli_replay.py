@@ -1,0 +1,99 @@
+"""`swift-gym replay`'s layout: one headline per episode, a repeated system prompt shown once,
+plurals that agree with their numbers, info as bounded key=value text."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from cli_runner import run
+
+
+def record(index: int, prompt: str, turns: int = 1, **extra: object) -> dict[str, object]:
+    return {
+        "index": index,
+        "env": "frozen_lake",
+        "seed": index,
+        "env_config": {"name": "frozen_lake", "seed": index},
+        "policy": "random",
+        "system_prompt": prompt,
+        "observation": f"start of {index}",
+        "turns": [
+            {
+                "turn": t,
+                "reply": "<action>up</action>",
+                "action": "up",
+                "observation": f"after {t}",
+                "reward": 0.0,
+                "done": False,
+                "info": {"status": "ok", "action": "up", "position": [0, t], "step": t},
+            }
+            for t in range(1, turns + 1)
+        ],
+        "num_turns": turns,
+        "total_reward": 0.0,
+        "status": "max_turns",
+        "error": None,
+        **extra,
+    }
+
+
+def write(path: Path, records: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.fixture()
+def four(tmp_path: Path) -> Path:
+    return write(
+        tmp_path / "t.jsonl",
+        [
+            record(0, "PROMPT ONE"),
+            record(1, "PROMPT ONE", turns=2),
+            record(2, "PROMPT TWO"),
+            record(3, "PROMPT ONE"),
+        ],
+    )
+
+
+def test_a_system_prompt_repeated_by_the_next_episode_is_shown_once(four: Path) -> None:
+    result = run("replay", str(four))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.count("PROMPT ONE") == 2  # episode 0, and again after episode 2's other prompt
+    assert out.count("PROMPT TWO") == 1
+    assert out.count("same system prompt as episode 0") == 1  # episode 1
+
+
+def test_each_episode_is_named_once_with_correct_plurals(four: Path) -> None:
+    out = run("replay", str(four)).stdout
+    naming = [line for line in out.splitlines() if re.search(r"\bepisode \d", line)]
+    naming = [line for line in naming if "same system prompt" not in line]
+    assert naming == [
+        "episode 0: frozen_lake seed 0, policy random: max_turns after 1 turn, total reward 0",
+        "episode 1: frozen_lake seed 1, policy random: max_turns after 2 turns, total reward 0",
+        "episode 2: frozen_lake seed 2, policy random: max_turns after 1 turn, total reward 0",
+        "episode 3: frozen_lake seed 3, policy random: max_turns after 1 turn, total reward 0",
+    ]
+
+
+def test_the_info_line_is_key_value_text(four: Path) -> None:
+    out = run("replay", str(four), "--index", "1").stdout
+    assert "reward 0 · done no · action up · status ok" in out
+    assert "  position=[0,2]  step=2" in out
+    assert '{"status"' not in out
+
+
+def test_huge_info_values_stay_bounded(tmp_path: Path) -> None:
+    info = {"status": "ok", "blob": "x" * 100_000, **{f"key{k}": k for k in range(1000)}}
+    info["deep"] = json.loads("[" * 500 + "]" * 500)
+    rec = record(0, "P")
+    rec["turns"][0]["info"] = info  # type: ignore[index]
+    path = write(tmp_path / "t.jsonl", [rec])
+    result = run("replay", str(path))
+    assert result.returncode == 0, result.stderr
+    assert max(len(line) for line in result.stdout.splitlines()) < 1000
+    assert re.search(r"blob=x+…", result.stdout)
+    assert re.search(r"… \d+ more keys", result.stdout)
