@@ -216,7 +216,9 @@ def test_piped_input_plays_as_before_with_a_readable_info_line() -> None:
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "reward 0 · done no · action up · status ok" in out
-    assert re.search(r"^  seed=0  actual_action=up  position=\[0,2\]  step=1 .*metrics=\{", out, re.M)
+    assert re.search(
+        r"^  seed=0  actual_action=up  position=\[0,2\]  step=1 .*metrics=\{", out, re.M
+    )
     assert '{"status"' not in out  # no raw JSON
     assert out.rstrip().endswith(
         "stopped before the episode ended (end of input): 1 turn, total reward 0, last status ok"
