@@ -111,6 +111,29 @@ def test_replay_and_report_skip_a_deep_line_by_number_and_go_on(
     assert "3 episodes" in page.read_text()
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("total_reward", "lots"), ("total_reward", True), ("num_turns", 2.5), ("turns", [1])],
+)
+def test_replay_and_report_skip_a_record_with_fields_they_cannot_count(
+    trajectories: Path, tmp_path: Path, field: str, value: Any
+) -> None:
+    lines = trajectories.read_text().splitlines()
+    broken = {**json.loads(lines[1]), field: value}
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join([lines[0], json.dumps(broken), lines[2]]) + "\n")
+    page = tmp_path / "t.html"
+    report = run("report", str(path), "-o", str(page))
+    no_traceback(report)
+    assert report.returncode == 0
+    said = report.stderr.replace("\n", "")
+    assert "line 2: not an episode record (" in said and repr(field) in said
+    assert "2 episodes" in page.read_text()
+    listed = run("replay", str(path), "--list")
+    no_traceback(listed)
+    assert len([line for line in listed.stdout.splitlines() if "frozen_lake" in line]) == 2
+
+
 @pytest.mark.parametrize("depth", [900, 60_000])  # 60,000: an argument can hold 128 KiB
 def test_set_refuses_deep_json_clearly(depth: int) -> None:
     for command in (("dataset", "frozen_lake"), ("eval", "frozen_lake", "--policy", "random")):

@@ -10,12 +10,14 @@ so an interrupted run keeps a usable prefix.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from rich.text import Text
 
+from . import visible
 from .console import stderr
 from .errors import CommandError
 from .json_text import dumps as json_dumps
@@ -56,6 +58,24 @@ class OrderedWriter:
         self.file.flush()
 
 
+def record_problem(row: dict[str, Any]) -> str | None:
+    """Why `row` is no episode record that `replay` and `report` can show, or None.
+
+    Only the fields they compute with are checked (a hand-edited or foreign file must give a
+    line-numbered warning, not a traceback from a sum); every other field is shown as it is.
+    """
+    turns = row.get("turns")
+    if not isinstance(turns, list) or not all(isinstance(turn, dict) for turn in turns):
+        return "not an episode record (no 'turns' list of objects)"
+    for key, kinds in (("num_turns", (int,)), ("total_reward", (int, float))):
+        value = row.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value):
+            return f"not an episode record ({key!r} is {visible.brief(value, 40)}, not a number)"
+    return None
+
+
 def read_trajectories(path: Path) -> Iterator[dict[str, Any]]:
     """The episodes of a trajectory file. A line that is not one is skipped with a warning
     naming its number (the first few of them), and reading goes on; a file with no episode at
@@ -63,13 +83,13 @@ def read_trajectories(path: Path) -> Iterator[dict[str, Any]]:
     bad = good = 0
     first = ""
     for line in read_jsonl(path):
-        if line.row is None or not isinstance(line.row.get("turns"), list):
+        why = line.error if line.row is None else record_problem(line.row)
+        if why is not None:
             bad += 1
-            why = line.error or "not an episode record (no 'turns' list)"
             reason = f"{path}, line {line.number}: {why}"
             first = first or reason
             if bad <= _SHOWN_BAD_LINES:
-                stderr().print(Text.assemble(("skipped: ", "bold yellow"), reason))
+                stderr().print(Text.assemble(("skipped: ", "bold yellow"), visible.rich(reason)))
             continue
         good += 1
         yield line.row
