@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
+from os.path import commonprefix
 
 CUTOFF = 0.6
 """How alike (difflib's ratio) a name must be to be suggested, as `difflib.get_close_matches`."""
@@ -54,14 +55,15 @@ class EnvNames(Sequence[str]):
         matcher.set_seq2(key)
         scored = []
         for name in candidates:
-            matcher.set_seq1(name.casefold())
+            folded = name.casefold()
+            matcher.set_seq1(folded)
             if (
                 matcher.real_quick_ratio() >= CUTOFF
                 and matcher.quick_ratio() >= CUTOFF
                 and (score := matcher.ratio()) >= CUTOFF
-            ):
-                scored.append((-score, name))
-        return [name for _, name in sorted(scored)[:count]]
+            ):  # equally alike: the longer common start wins (level_0424x: level_04240)
+                scored.append((-score, -len(commonprefix((key, folded))), name))
+        return [name for *_, name in sorted(scored)[:count]]
 
     def _near(self, key: str) -> set[str]:
         if self._forwards is None or self._backwards is None:
