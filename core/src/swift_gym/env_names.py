@@ -12,7 +12,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
-from os.path import commonprefix
 
 CUTOFF = 0.6
 """How alike (difflib's ratio) a name must be to be suggested, as `difflib.get_close_matches`."""
@@ -62,7 +61,7 @@ class EnvNames(Sequence[str]):
                 and matcher.quick_ratio() >= CUTOFF
                 and (score := matcher.ratio()) >= CUTOFF
             ):  # equally alike: the longer common start wins (level_0424x: level_04240)
-                scored.append((-score, -len(commonprefix((key, folded))), name))
+                scored.append((-score, -_common_start(key, folded), name))
         return [name for *_, name in sorted(scored)[:count]]
 
     def _near(self, key: str) -> set[str]:
@@ -74,6 +73,14 @@ class EnvNames(Sequence[str]):
             at = bisect.bisect_left(ordered, (probe, ""))
             near.update(name for _, name in ordered[max(0, at - NEIGHBOURS) : at + NEIGHBOURS])
         return near
+
+
+def _common_start(one: str, other: str) -> int:
+    """How many leading characters two strings share."""
+    for index, (a, b) in enumerate(zip(one, other, strict=False)):
+        if a != b:
+            return index
+    return min(len(one), len(other))
 
 
 def as_env_names(names: Sequence[str]) -> EnvNames:
