@@ -6,6 +6,7 @@ checks that matter with real installed wheels and the `swift-gym` command.
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 
 import pytest
@@ -226,3 +227,23 @@ def test_env_names_listing_and_suggestions() -> None:
     assert names.closest("frozen_lak") == ["frozen_lake"]
     assert names.closest("tetris") == []
     assert EnvNames([]).listing() == "" and EnvNames([]).closest("x") == []
+
+
+def test_many_env_entry_points_of_one_distribution_read_its_metadata_once(
+    fake_dist, monkeypatch
+) -> None:
+    fake_dist("gym-levels", "0.3", envs={f"level_{i:03d}": "gym_levels:Level" for i in range(300)})
+    only(monkeypatch, "gym-levels")
+    reads = []
+    metadata = importlib.metadata.Distribution.metadata
+
+    def counted(self):
+        reads.append(self)
+        return metadata.fget(self)
+
+    monkeypatch.setattr(importlib.metadata.Distribution, "metadata", property(counted))
+    specs = Registry().list()
+    assert len(specs) == 300 and {(s.distribution, s.version) for s in specs} == {
+        ("gym-levels", "0.3")
+    }
+    assert len(reads) <= 3, len(reads)  # once per distribution, not once per env
