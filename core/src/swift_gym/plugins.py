@@ -154,7 +154,13 @@ def hook_problems(manager: pluggy.PluginManager, plugin: object) -> tuple[str, .
     implemented = {caller.name for caller in manager.get_hookcallers(plugin) or ()}
     problems = []
     for attribute in sorted(dir(plugin)):
-        if not attribute.startswith(HOOK_PREFIX) or not callable(getattr(plugin, attribute, None)):
+        if not attribute.startswith(HOOK_PREFIX):
+            continue
+        try:
+            value = getattr(plugin, attribute, None)
+        except Exception:  # a property of a plugin object that raises: not a hook
+            continue
+        if not callable(value):
             continue
         if attribute not in HOOKS:
             close = difflib.get_close_matches(attribute, HOOKS, n=1, cutoff=0.6)
