@@ -42,18 +42,31 @@ def test_plugins_and_list_show_whole_names(columns: int) -> None:
     env = {"COLUMNS": str(columns)}
     plugins = run("plugins", env=env)
     assert plugins.returncode == 0, plugins.stdout + plugins.stderr
-    assert re.search(
-        r"^swift-gym-frozen-lake:frozen_lake\s+swift-gym-frozen-lake\s+0\.1\.0\s+\d+ ms\s+loaded",
-        plugins.stdout,
-        re.M,
-    ), plugins.stdout
-    assert re.search(r"^swift_gym\.entry_points\s+-\s+-\s+\d+ ms\s+built in", plugins.stdout, re.M)
+    # the status is beside its row, or (when that is too narrow) on the lines under it
+    frozen = r"^swift-gym-frozen-lake:frozen_lake\s+0\.1\.0\s+\d+ ms\s+loaded$"
+    assert re.search(frozen, plugins.stdout, re.M), plugins.stdout
+    assert re.search(r"^swift_gym\.entry_points\s+-\s+\d+ ms\s+built in$", plugins.stdout, re.M)
+    assert all(len(line) <= columns for line in plugins.stdout.splitlines()[1:] if line[0] == " ")
     listing = run("list", env=env)
     assert listing.returncode == 0, listing.stderr
     assert re.search(r"^frozen_lake\s+swift-gym-frozen-lake\s+0\.1\.0\s", listing.stdout, re.M)
     summary = json.loads(run("list", "--json").stdout)[0]["description"]
     assert words(summary) in words(listing.stdout)
     assert "…" not in plugins.stdout + listing.stdout
+
+
+def test_list_escapes_control_characters_from_package_metadata(tmp_path: Path) -> None:
+    info = tmp_path / "gym_loud-1.0.dist-info"
+    info.mkdir()
+    summary = "clears \x1b[2J the screen and rings \x07 a bell"
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: gym-loud\nVersion: 1.0\nSummary: {summary}\n"
+    )
+    (info / "entry_points.txt").write_text("[swift_gym.envs]\nloud = gym_loud:Env\n")
+    result = run("list", env={"PYTHONPATH": str(tmp_path), "COLUMNS": "200"})
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "clears \\x1b[2J the screen and rings \\x07 a bell" in result.stdout
 
 
 def test_plugins_json_has_load_times() -> None:

@@ -2,9 +2,10 @@
 
 rich's Table measures and renders every cell through its layout engine: fine for ten rows,
 35 s for a plugin's 100,000 envs. Here every column but the last is as wide as its widest cell
-(names are never cut: a narrow terminal wraps the line instead), and the last one (description,
-status) is wrapped at spaces into the width left, so nothing is cut mid-word. Control characters
-from package metadata or a plugin's error are shown escaped, never sent to the terminal.
+(names are never cut), and the last one (description, status) is wrapped at spaces into the
+width left, or, on a terminal too narrow for that, under its row: nothing is cut mid-word.
+Control characters from package metadata or a plugin's error are shown escaped, never sent to
+the terminal.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from collections.abc import Iterator, Sequence
 from rich.cells import cell_len, chop_cells
 
 GAP = "  "
+INDENT = "    "
 MIN_LAST = 24
-"""The last column keeps at least this many cells, however wide the others are."""
+"""The last column needs this many cells beside the others; with fewer it goes under its row."""
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -51,8 +53,8 @@ def wrap(text: str, width: int) -> list[str]:
 
 def column_lines(
     headers: Sequence[str], rows: Sequence[Sequence[str]], width: int
-) -> Iterator[tuple[str, str, bool]]:
-    """(fixed columns, a line of the last column, whether it starts a row), header row first.
+) -> Iterator[list[tuple[str, str]]]:
+    """The header, then each row, as its lines: (the fixed columns, a line of the last column).
 
     The caller joins the two parts, so it can style the last column (a status) on its own.
     """
@@ -60,12 +62,16 @@ def column_lines(
     fixed = len(headers) - 1
     widths = [max(cell_len(row[index]) for row in table) for index in range(fixed)]
     left = sum(widths) + len(GAP) * fixed
-    last_width = max(MIN_LAST, width - left)
-    blank = " " * left
+    below = width - left < MIN_LAST  # too narrow: the last column goes under its row, indented
+    last_width = max(MIN_LAST, width - len(INDENT)) if below else width - left
+    blank = INDENT if below else " " * left
     for row in table:
-        cells = [
+        padded = (
             cell + " " * (size - cell_len(cell)) for cell, size in zip(row, widths, strict=False)
-        ]
-        prefix = "".join(cell + GAP for cell in cells)
-        for index, line in enumerate(wrap(row[fixed], last_width)):
-            yield (prefix if index == 0 else blank), line, index == 0
+        )
+        prefix = "".join(cell + GAP for cell in padded)
+        pieces = wrap(row[fixed], last_width)
+        if below:
+            yield [(prefix.rstrip(), ""), *((blank, piece) for piece in pieces)]
+        else:
+            yield [(prefix, pieces[0]), *((blank, piece) for piece in pieces[1:])]

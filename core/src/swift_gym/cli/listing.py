@@ -60,8 +60,9 @@ def list_envs(as_json: bool) -> None:
     out = stdout()
     lines = column_lines(("name", "distribution", "version", "description"), rows, out.width)
     write = out.file.write  # plain text, one write per line: rich's layout is too slow for 100k
-    for fixed, last, _ in lines:
-        write(f"{fixed}{last}".rstrip() + "\n")
+    for row_lines in lines:
+        for fixed, last in row_lines:
+            write(f"{fixed}{last}".rstrip() + "\n")
     out.file.flush()
 
 
@@ -131,28 +132,18 @@ def plugins(as_json: bool) -> None:
         print_json({"plugins": rows, "problems": registry.problems, "filters": filters})
     else:
         out = stdout()
-        headers = ("plugin", "distribution", "version", "import", "status")
+        headers = ("plugin", "version", "import", "status")  # a name starts with its dist
         cells = [
-            (
-                row["name"],
-                row["distribution"] or "-",
-                row["version"] or "-",
-                _seconds(row["load_seconds"]),
-                _status(row),
-            )
+            (row["name"], row["version"] or "-", _seconds(row["load_seconds"]), _status(row))
             for row in rows
         ]
-        style = "red"
-        for index, (fixed, last, starts_row) in enumerate(column_lines(headers, cells, out.width)):
-            if index == 0:
-                out.print(Text(f"{fixed}{last}".rstrip(), style="bold"))
-                row_index = -1
-                continue
-            if starts_row:
-                row_index += 1
-                row = rows[row_index]
-                style = "red" if row["error"] or row["problems"] else "green"
-            out.print(Text.assemble(fixed, (last, style)))
+        header, *lines_of_rows = column_lines(headers, cells, out.width)
+        for fixed, last in header:
+            out.print(Text(f"{fixed}{last}".rstrip(), style="bold"))
+        for row, lines in zip(rows, lines_of_rows, strict=True):
+            style = "red" if row["error"] or row["problems"] else "green"
+            for fixed, last in lines:
+                out.print(Text.assemble(fixed, (last, style)))
         for problem in registry.problems:
             out.print(Text.assemble(("problem: ", "red"), problem))
         for var, value in filters.items():
