@@ -634,7 +634,7 @@ def test_a_misspelt_hook_is_a_problem_of_its_distribution(faulty_venv: Venv) -> 
 
 SLOW_WARNING = re.compile(
     r"swift-gym plugin swift-gym-test-slow:slow took \d+\.\d s to import, which every swift-gym "
-    r"command and ms-swift process waits for; make its import lighter, or skip it with "
+    r"command and ms-swift process waits for; make it lighter, or skip it with "
     r"SWIFT_GYM_DISABLE_PLUGINS=swift-gym-test-slow \(this warning: "
     r"SWIFT_GYM_SLOW_PLUGIN_SECONDS=0\.1\)"
 )

@@ -180,6 +180,32 @@ def test_a_slow_plugin_is_timed_and_named(fake_dist, monkeypatch, caplog) -> Non
     assert "SWIFT_GYM_SLOW_PLUGIN_SECONDS=0.05" in caplog.text
 
 
+SLOW_HOOK = """
+    import time
+    import swift_gym
+
+
+    @swift_gym.hookimpl
+    def swift_gym_register_envs(register):
+        time.sleep(0.2)
+        register("slow_env", "gym_a:A")
+"""
+
+
+def test_a_slow_hook_is_named(fake_dist, monkeypatch, caplog) -> None:
+    fake_dist(
+        "gym-slow-hook", plugins={"slow": "gym_slow_hook"}, modules={"gym_slow_hook": SLOW_HOOK}
+    )
+    only(monkeypatch, "gym-slow-hook")
+    monkeypatch.setenv("SWIFT_GYM_SLOW_PLUGIN_SECONDS", "0.05")
+    with caplog.at_level(logging.WARNING, logger="swift_gym"):
+        assert [spec.name for spec in Registry().list()] == ["slow_env"]
+    assert "swift-gym plugin gym-slow-hook:slow took 0." in caplog.text
+    assert " s in swift_gym_register_envs, which every swift-gym command" in caplog.text
+    assert "to import" not in caplog.text  # its import is quick
+    assert "SWIFT_GYM_DISABLE_PLUGINS=gym-slow-hook" in caplog.text
+
+
 def test_a_plugin_under_the_threshold_is_not_named(fake_dist, monkeypatch, caplog) -> None:
     fake_dist("gym-slow", plugins={"slow": "gym_slow"}, modules={"gym_slow": SLOW})
     only(monkeypatch, "gym-slow")

@@ -228,16 +228,8 @@ def load_plugins(plugin_filter: PluginFilter | None = None) -> LoadedPlugins:
             for problem in info.problems:
                 logger.warning("swift-gym plugin %s (%s): %s", name, entry_point.value, problem)
         if info.load_seconds is not None and info.load_seconds > slow:
-            skip = f"SWIFT_GYM_DISABLE_PLUGINS={dist_name}" if dist_name else "uninstalling it"
-            logger.warning(
-                "swift-gym plugin %s took %.1f s to import, which every swift-gym command and "
-                "ms-swift process waits for; make its import lighter, or skip it with %s "
-                "(this warning: %s=%g)",
-                name,
-                info.load_seconds,
-                skip,
-                SLOW_VARIABLE,
-                slow,
+            _warn_slow(
+                f"swift-gym plugin {name} took {info.load_seconds:.1f} s to import", info, slow
             )
         plugins.append(info)
     return LoadedPlugins(manager, plugins, sources)
@@ -248,12 +240,15 @@ def call_each_plugin(
 ) -> list[str]:
     """Call `hook` on each plugin with its own `register` callback, isolating failures.
 
-    Returns what went wrong, one line per plugin whose hook raised (also logged).
+    Returns what went wrong, one line per plugin whose hook raised (also logged). A third-party
+    hook slower than the slow-plugin threshold is named in a warning, as a slow import is.
     """
     problems = []
+    slow = slow_plugin_seconds()
     for impl in getattr(loaded.manager.hook, hook).get_hookimpls():
         source = loaded.sources.get(impl.plugin_name, PluginInfo(impl.plugin_name, None, None))
         register = make_register(source)
+        start = time.perf_counter()
         try:
             impl.function(*[register for _ in impl.argnames])
         except BaseException as error:  # a broken plugin must only break itself
@@ -261,4 +256,23 @@ def call_each_plugin(
             problem = f"plugin {impl.plugin_name} failed in {hook}: {describe_error(error)}"
             logger.warning("swift-gym: %s", problem)
             problems.append(problem)
+        seconds = time.perf_counter() - start
+        if seconds > slow and impl.plugin_name not in BUILTIN_PLUGINS:
+            _warn_slow(
+                f"swift-gym plugin {impl.plugin_name} took {seconds:.1f} s in {hook}", source, slow
+            )
     return problems
+
+
+def _warn_slow(what: str, source: PluginInfo, threshold: float) -> None:
+    skip = (
+        f"SWIFT_GYM_DISABLE_PLUGINS={source.distribution}" if source.distribution else "removing it"
+    )
+    logger.warning(
+        "%s, which every swift-gym command and ms-swift process waits for; make it lighter, or "
+        "skip it with %s (this warning: %s=%g)",
+        what,
+        skip,
+        SLOW_VARIABLE,
+        threshold,
+    )
