@@ -253,6 +253,9 @@ def test_env_names_listing_and_suggestions() -> None:
     assert names.closest("frozen_lak") == ["frozen_lake"]
     assert names.closest("tetris") == []
     assert EnvNames([]).listing() == "" and EnvNames([]).closest("x") == []
+    assert names.closest("frozen_lake" * 3) == []  # too long to be 60% alike
+    assert names.closest("x" * 50_000_000) == []  # a huge value from a row: no work at all
+    assert EnvNames(["ab"]).closest("abc") == ["ab"]  # the bound keeps every possible match
 
 
 def test_many_env_entry_points_of_one_distribution_read_its_metadata_once(

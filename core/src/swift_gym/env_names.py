@@ -30,6 +30,7 @@ class EnvNames(Sequence[str]):
         self._names = tuple(dict.fromkeys(names))
         self._forwards: list[tuple[str, str]] | None = None
         self._backwards: list[tuple[str, str]] | None = None
+        self._longest_name: int | None = None
 
     def __len__(self) -> int:
         return len(self._names)
@@ -48,6 +49,8 @@ class EnvNames(Sequence[str]):
 
     def closest(self, word: str, count: int = 1) -> list[str]:
         """Up to `count` names most like `word` (ignoring case), best first; [] if none is close."""
+        if len(word) > self._longest() * 7 // 3 + 1:  # ratio 2M/(a+b) >= 0.6 needs a <= 7b/3
+            return []  # and a huge word (a 50 MB value in a row) costs nothing
         key = word.casefold()
         candidates = self._names if len(self._names) <= COMPARE_ALL_UP_TO else self._near(key)
         matcher = SequenceMatcher()
@@ -63,6 +66,11 @@ class EnvNames(Sequence[str]):
             ):  # equally alike: the longer common start wins (level_0424x: level_04240)
                 scored.append((-score, -_common_start(key, folded), name))
         return [name for *_, name in sorted(scored)[:count]]
+
+    def _longest(self) -> int:
+        if self._longest_name is None:
+            self._longest_name = max(map(len, self._names), default=0)
+        return self._longest_name
 
     def _near(self, key: str) -> set[str]:
         if self._forwards is None or self._backwards is None:
