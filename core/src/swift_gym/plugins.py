@@ -93,6 +93,9 @@ def contain(error: BaseException, doing: str) -> None:
         raise error
 
 
+_warned_values: set[str] = set()
+
+
 def slow_plugin_seconds(environ: Mapping[str, str] | None = None) -> float:
     """The import time above which a plugin is named in a warning (`inf` turns it off)."""
     environ = os.environ if environ is None else environ
@@ -104,6 +107,9 @@ def slow_plugin_seconds(environ: Mapping[str, str] | None = None) -> float:
     except ValueError:
         seconds = -1.0
     if not seconds >= 0:  # also NaN
+        if value in _warned_values:
+            return DEFAULT_SLOW_SECONDS
+        _warned_values.add(value)
         logger.warning(
             "swift-gym: %s=%r is not a number of seconds; using %g",
             SLOW_VARIABLE,
@@ -153,7 +159,11 @@ def hook_problems(manager: pluggy.PluginManager, plugin: object) -> tuple[str, .
     """
     implemented = {caller.name for caller in manager.get_hookcallers(plugin) or ()}
     problems = []
-    for attribute in sorted(dir(plugin)):
+    try:
+        attributes = sorted(dir(plugin))
+    except Exception:  # an object whose __dir__ raises: pluggy registered what it could see
+        attributes = []
+    for attribute in attributes:
         if not attribute.startswith(HOOK_PREFIX):
             continue
         try:
