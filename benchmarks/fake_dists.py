@@ -44,3 +44,30 @@ def write_dists(root: Path, count: int) -> Path:
         )
         (root / f"{name}.py").write_text(MODULE)
     return root
+
+
+FAMILY = '''"""A generated hook plugin of the many-envs benchmark: one family of COUNT envs."""
+
+import swift_gym
+
+
+@swift_gym.hookimpl
+def swift_gym_register_envs(register):
+    for index in range(COUNT):
+        register(f"level_{index:05d}", "bench_family_envs:BenchEnv")
+'''
+
+
+def write_family(root: Path, count: int) -> Path:
+    """One distribution `bench-family` whose hook plugin registers `count` envs; returns `root`."""
+    root.mkdir(parents=True, exist_ok=True)
+    info = root / "bench_family-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: bench-family\nVersion: 1.0\n"
+        f"Summary: a family of {count} generated envs\n"
+    )
+    (info / "entry_points.txt").write_text("[swift_gym.plugins]\nfamily = bench_family\n")
+    (root / "bench_family.py").write_text(FAMILY.replace("COUNT", str(count)))
+    (root / "bench_family_envs.py").write_text(MODULE)
+    return root

@@ -22,6 +22,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS = {
     "bench_startup.py": (["--runs", "200"], ["--runs", "20"]),
     "bench_discovery.py": (["--runs", "15"], ["--runs", "3"]),
+    "bench_many_envs.py": (["--runs", "5"], ["--runs", "1"]),
     "bench_env_speed.py": (
         ["--episodes", "3000", "--repeats", "9"],
         ["--episodes", "300", "--repeats", "3"],

@@ -68,7 +68,7 @@ def test_no_color_means_no_escape_codes() -> None:
 def test_list_shows_frozen_lake_with_its_distribution() -> None:
     result = run("list")
     assert result.returncode == 0
-    assert re.search(r"frozen_lake\s+.\s+swift-gym-frozen-lake\s+.\s+0\.1\.0", result.stdout)
+    assert re.search(r"^frozen_lake\s+swift-gym-frozen-lake\s+0\.1\.0\s", result.stdout, re.M)
     listed = json.loads(run("list", "--json").stdout)
     assert [(e["name"], e["distribution"], e["target"]) for e in listed] == [
         ("frozen_lake", "swift-gym-frozen-lake", "swift_gym_frozen_lake:FrozenLakeEnv"),
@@ -143,6 +143,8 @@ def test_plugins_lists_loaded_and_failed_plugins(tmp_path: Path) -> None:
             "version": "2.0",
             "builtin": False,
             "error": "ImportError: needs libfoo",
+            "problems": [],
+            "load_seconds": failed[0]["load_seconds"],
         }
     ]
     table = run("plugins", env={"PYTHONPATH": str(site)})

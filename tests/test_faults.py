@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from fake_swift import PROBE as FAKE_SWIFT_PROBE
+from fake_swift import write_fake_swift
 from module_paths import MODULE_PATHS as COMMON_MODULE_PATHS
 from module_paths import write_canary
 
@@ -117,6 +119,57 @@ FAULTY = [
         },
         plugins={"raising": "gym_raising_hook"},
     ),
+    Package(
+        "swift-gym-test-exit-on-import",
+        "0.5.0",
+        {"gym_exit_on_import": "import sys\n\nsys.exit(3)\n"},
+        plugins={"exit_on_import": "gym_exit_on_import"},
+    ),
+    Package(
+        "swift-gym-test-exit-in-hook",
+        "0.6.0",
+        {
+            "gym_exit_in_hook": (
+                "import sys\n\nimport swift_gym\n\n\n"
+                "@swift_gym.hookimpl\n"
+                "def swift_gym_register_envs(register):\n"
+                "    sys.exit(4)\n"
+            )
+        },
+        plugins={"exit_in_hook": "gym_exit_in_hook"},
+    ),
+    Package(
+        "swift-gym-test-quitter",
+        "1.0.0",
+        {"gym_quitter": "import sys\n\nsys.exit(5)\n"},
+        envs={"quitter": "gym_quitter:QuitterEnv"},
+    ),
+    Package(
+        "swift-gym-test-misspelt",
+        "0.7.0",
+        {
+            "gym_misspelt": (
+                "import swift_gym\n\n\n"
+                "@swift_gym.hookimpl\n"
+                "def swift_gym_register_env(register):\n"
+                "    register('never_registered', 'gym_maze_a:MazeEnv')\n"
+            )
+        },
+        plugins={"misspelt": "gym_misspelt"},
+    ),
+    Package(
+        "swift-gym-test-slow",
+        "0.8.0",
+        {
+            "gym_slow": (
+                "import time\n\nimport swift_gym\n\ntime.sleep(0.3)\n\n\n"
+                "@swift_gym.hookimpl\n"
+                "def swift_gym_register_envs(register):\n"
+                "    register('slow_env', 'gym_maze_a:MazeEnv')\n"
+            )
+        },
+        plugins={"slow": "gym_slow"},
+    ),
 ]
 
 BROKEN_ENVS = {  # env name: distribution, version, what the reason must say
@@ -141,7 +194,17 @@ BROKEN_ENVS = {  # env name: distribution, version, what the reason must say
         "2.0.0",
         "AttributeError: module 'gym_nowhere' has no attribute 'Env'",
     ),
+    "quitter": ("swift-gym-test-quitter", "1.0.0", "SystemExit: it called sys.exit(5)"),
 }
+EXIT_ON_IMPORT = ("swift-gym-test-exit-on-import", "0.5.0")
+EXIT_IN_HOOK = (
+    "plugin swift-gym-test-exit-in-hook:exit_in_hook failed in swift_gym_register_envs: "
+    "SystemExit: it called sys.exit(4)"
+)
+MISSPELT = (
+    "swift_gym_register_env is not a swift-gym hook, so it is never called; "
+    "did you mean swift_gym_register_envs?"
+)
 BAD_HOOK = ("swift-gym-test-bad-hook", "0.2.0")
 RAISING_HOOK = "plugin swift-gym-test-raising-hook:raising failed in swift_gym_register_envs"
 AMBIGUOUS = "env name 'maze' is registered by 2 distributions: "
@@ -266,7 +329,13 @@ def test_listing_shows_every_env_and_imports_none(faulty_venv: Venv) -> None:
     assert "swift-gym-test-maze-a:maze" in listing["names"]
     assert "swift-gym-test-maze-b:maze" in listing["names"]
     assert "maze" not in listing["names"] and "frozen_lake" in listing["names"]
-    assert listing["imported"] == ["gym_raising_hook"]  # the one hook plugin that loads
+    # the hook plugins that load, and no env module
+    assert listing["imported"] == [
+        "gym_exit_in_hook",
+        "gym_misspelt",
+        "gym_raising_hook",
+        "gym_slow",
+    ]
     assert [p for p in listing["problems"] if RAISING_HOOK in p] == [
         f"{RAISING_HOOK}: KeyError: 'levels.json missing'"
     ]
@@ -370,11 +439,12 @@ def test_the_advice_in_the_errors_works(faulty_venv: Venv) -> None:
             re.findall(r"SWIFT_GYM_DISABLE_PLUGINS=([\w.-]+?)\.?$", results[name]["message"])
         )
     assert advised == {dist for dist, _, _ in BROKEN_ENVS.values()}
-    advised |= {BAD_HOOK[0], "swift-gym-test-raising-hook"}
+    advised |= {BAD_HOOK[0], "swift-gym-test-raising-hook", EXIT_ON_IMPORT[0]}
+    advised |= {"swift-gym-test-exit-in-hook", "swift-gym-test-misspelt"}
     listing = run_json(faulty_venv, LISTING, SWIFT_GYM_DISABLE_PLUGINS=",".join(sorted(advised)))
     assert listing["problems"] == []
     assert all(error is None for *_, error in listing["plugins"])
-    assert {name for name, *_ in listing["envs"]} == {"frozen_lake", "maze"}
+    assert {name for name, *_ in listing["envs"]} == {"frozen_lake", "maze", "slow_env"}
     plugins = swift_gym_command(
         faulty_venv, "plugins", SWIFT_GYM_DISABLE_PLUGINS=",".join(sorted(advised))
     )
@@ -420,7 +490,7 @@ def test_swift_gym_plugins_reports_the_failures_and_exits_1(faulty_venv: Venv) -
     assert as_json.returncode == 1
     report = json.loads(as_json.stdout)
     failed = [plugin for plugin in report["plugins"] if plugin["error"]]
-    assert [(p["distribution"], p["version"]) for p in failed] == [BAD_HOOK]
+    assert sorted((p["distribution"], p["version"]) for p in failed) == [BAD_HOOK, EXIT_ON_IMPORT]
 
 
 @pytest.mark.parametrize("name", ["exploding", "not_an_env", "missing_module", "maze"])
@@ -481,6 +551,109 @@ def test_swift_gym_eval_of_frozen_lake_is_untouched_by_broken_neighbours(
     broken = swift_gym_command(faulty_venv, "eval", "exploding", "--policy", "random", "-n", "1")
     assert broken.returncode == 2
     assert "failed to load" in broken.stderr and "swift-gym-test-exploding 0.3.1" in broken.stderr
+
+
+# --- plugins that exit, misspell a hook or import slowly -----------------------------------
+
+EXIT_ON_IMPORT_WARNING = (
+    "swift-gym-test-exit-on-import:exit_on_import (gym_exit_on_import) failed to load and is "
+    "skipped: SystemExit: it called sys.exit(3)"
+)
+
+
+def test_plugins_that_exit_stop_no_command(faulty_venv: Venv, tmp_path: Path) -> None:
+    dataset = tmp_path / "rows.jsonl"
+    dataset.write_text(json.dumps({"env_config": {"name": "frozen_lake", "seed": 0}}) + "\n")
+    for args, code in (
+        (("list",), 0),
+        (("info", "frozen_lake"), 0),
+        (("validate", str(dataset)), 0),
+        (("eval", "frozen_lake", "--policy", "oracle", "-n", "1"), 0),
+        (("plugins",), 1),
+    ):
+        result = swift_gym_command(faulty_venv, *args)
+        assert result.returncode == code, (args, result.stdout, result.stderr)
+        assert EXIT_ON_IMPORT_WARNING in result.stderr, args
+        assert EXIT_IN_HOOK in result.stderr, args
+    line = next(line for line in result.stdout.splitlines() if EXIT_ON_IMPORT[0] in line)
+    assert "failed: SystemExit: it called sys.exit(3)" in line
+
+
+def test_an_env_module_that_exits_fails_alone_in_each_command(
+    faulty_venv: Venv, tmp_path: Path
+) -> None:
+    reason = "SystemExit: it called sys.exit(5)"
+    for args in (("info", "quitter"), ("eval", "quitter", "--policy", "random", "-n", "1")):
+        result = swift_gym_command(faulty_venv, *args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert "from swift-gym-test-quitter 1.0.0 failed to load" in result.stderr
+        assert reason in result.stderr and "Traceback" not in result.stderr
+    dataset = tmp_path / "rows.jsonl"
+    names = ["quitter", "frozen_lake"]
+    dataset.write_text("".join(json.dumps({"env_config": {"name": n}}) + "\n" for n in names))
+    result = swift_gym_command(faulty_venv, "validate", str(dataset), "--json")
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["rows"], report["bad_rows"]) == (2, 1)
+    assert reason in report["problems"][0]["reason"]
+
+
+def test_ms_swift_imports_its_registries_next_to_plugins_that_exit(
+    faulty_venv: Venv, tmp_path: Path
+) -> None:
+    swift = write_fake_swift(tmp_path / "fake-swift")
+    result = faulty_venv.run(FAKE_SWIFT_PROBE, env={"PYTHONPATH": str(swift)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    seen = json.loads(result.stdout)
+    assert {"math_env", "frozen_lake", "still_works", "quitter"} <= set(seen["envs"])
+    assert seen["schedulers"] == ["gym_scheduler", "swift_gym"]
+    assert EXIT_ON_IMPORT_WARNING in result.stderr
+    assert EXIT_IN_HOOK in result.stderr
+
+
+def test_a_misspelt_hook_is_a_problem_of_its_distribution(faulty_venv: Venv) -> None:
+    result = swift_gym_command(faulty_venv, "plugins")
+    assert result.returncode == 1
+    line = next(line for line in result.stdout.splitlines() if "swift-gym-test-misspelt:" in line)
+    assert "0.7.0" in line and f"loaded; problem: {MISSPELT}" in line
+    assert f"swift-gym-test-misspelt:misspelt (gym_misspelt): {MISSPELT}" in result.stderr
+    report = json.loads(swift_gym_command(faulty_venv, "plugins", "--json").stdout)
+    (misspelt,) = [p for p in report["plugins"] if p["distribution"] == "swift-gym-test-misspelt"]
+    assert (misspelt["error"], misspelt["problems"]) == (None, [MISSPELT])
+    disabled = ",".join(
+        [
+            BAD_HOOK[0],
+            EXIT_ON_IMPORT[0],
+            "swift-gym-test-exit-in-hook",
+            "swift-gym-test-raising-hook",
+        ]
+    )
+    others_disabled = swift_gym_command(faulty_venv, "plugins", SWIFT_GYM_DISABLE_PLUGINS=disabled)
+    assert others_disabled.returncode == 1, others_disabled.stdout  # the misspelt hook alone
+
+
+SLOW_WARNING = re.compile(
+    r"swift-gym plugin swift-gym-test-slow:slow took \d+\.\d s to import, which every swift-gym "
+    r"command and ms-swift process waits for; make it lighter, or skip it with "
+    r"SWIFT_GYM_DISABLE_PLUGINS=swift-gym-test-slow \(this warning: "
+    r"SWIFT_GYM_SLOW_PLUGIN_SECONDS=0\.1\)"
+)
+
+
+def test_a_slow_plugin_is_timed_and_named_over_the_threshold(faulty_venv: Venv) -> None:
+    result = swift_gym_command(
+        faulty_venv, "plugins", "--json", SWIFT_GYM_SLOW_PLUGIN_SECONDS="0.1"
+    )
+    assert SLOW_WARNING.search(result.stderr), result.stderr
+    assert "swift-gym-frozen-lake:frozen_lake took" not in result.stderr
+    report = json.loads(result.stdout)
+    times = {p["name"]: p["load_seconds"] for p in report["plugins"]}
+    assert times["swift-gym-test-slow:slow"] >= 0.3
+    assert times["swift-gym-frozen-lake:frozen_lake"] < 0.3
+    table = swift_gym_command(faulty_venv, "plugins")
+    line = next(line for line in table.stdout.splitlines() if "swift-gym-test-slow:slow" in line)
+    assert re.search(r"0\.8\.0\s+\d{3} ms\s+loaded", line), line
+    assert " took " not in table.stderr  # under the default threshold, 1 s
 
 
 # --- names from data are never module paths ---------------------------------------------------

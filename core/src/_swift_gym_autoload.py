@@ -8,6 +8,9 @@ The finder stays idle until one of ms-swift's registry modules is imported; righ
 module's body runs, swift-gym fills the module's registry in place, so `--gym_env`,
 `--multi_turn_scheduler` and `--reward_funcs` see swift-gym's names in every process, with no
 `--external_plugins`. `SWIFT_GYM_AUTOLOAD=0` turns it off.
+ms-swift must never fail because of swift-gym: everything swift-gym runs after ms-swift's module
+body, its own imports included (a partly deleted install), is guarded; what fails is one warning
+and ms-swift goes on without swift-gym's entries.
 """
 
 import os
@@ -45,13 +48,36 @@ class _FillingLoader:
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
-        self._loader.exec_module(module)
-        from swift_gym.ms_swift.registration import fill_registry
+        self._loader.exec_module(module)  # ms-swift's own module: its errors are its own
+        try:
+            from swift_gym.ms_swift.registration import fill_registry
 
-        fill_registry(module)
+            fill_registry(module)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:  # SystemExit from a plugin too: never break ms-swift
+            _warn(module.__name__, error)
 
     def __getattr__(self, name):
         return getattr(self._loader, name)
+
+
+def _warn(module_name, error):
+    """One warning that ms-swift goes on without swift-gym, and how to fix it; never raises."""
+    detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    message = (
+        f"swift-gym could not register into {module_name} ({detail}); ms-swift goes on "
+        "without swift-gym's entries. Reinstall swift-gym (pip install --force-reinstall "
+        f"swift-gym), or set {AUTOLOAD_VARIABLE}=0 to turn this hook off."
+    )
+    import contextlib
+    import warnings
+
+    try:
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+    except Exception:  # warnings turned into errors (-W error): still say it, do not raise
+        with contextlib.suppress(Exception):
+            sys.stderr.write(f"warning: {message}\n")
 
 
 def install():

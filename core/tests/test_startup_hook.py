@@ -138,3 +138,38 @@ def test_the_hook_is_idle_for_other_imports(fake_swift) -> None:
     probe = "import sys; print('pydantic' in sys.modules, 'pluggy' in sys.modules)"
     result = run(probe, fake_swift)
     assert result.stdout.split() == ["False", "False"]
+
+
+MANY = """
+    import swift_gym
+
+
+    @swift_gym.hookimpl
+    def swift_gym_register_envs(register):
+        for index in range(100_000):
+            register(f"level_{index:05d}", "gym_counter:CounterEnv")
+"""
+
+
+def test_an_unknown_gym_env_among_100k_is_a_short_message(fake_swift, fake_dist) -> None:
+    info = fake_dist("gym-many", plugins={"many": "gym_many"}, modules={"gym_many": MANY})
+    fake_swift["PYTHONPATH"] += os.pathsep + str(info.parent)
+    fake_swift["SWIFT_GYM_LOAD_PLUGINS"] = "gym-many"
+    code = """
+from swift.rollout.multi_turn import multi_turns
+scheduler = multi_turns['gym_scheduler'](gym_env='level_0424x')
+for config in ({}, {'name': 'levl_00007'}, {'name': ['not', 'hashable']}):
+    try:
+        scheduler._create_env(config)
+    except LookupError as error:
+        print(len(str(error)), str(error).splitlines()[0])
+"""
+    result = run(code, fake_swift)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3
+    sizes = [int(line.split(" ", 1)[0]) for line in lines]
+    assert all(size < 1000 for size in sizes), sizes
+    assert lines[0].endswith("unknown env 'level_0424x'. Did you mean 'level_04240'?")
+    assert lines[1].endswith("unknown env 'levl_00007'. Did you mean 'level_00007'?")
+    assert lines[2].endswith("unknown env \"['not', 'hashable']\".")

@@ -109,23 +109,39 @@ class UnknownEnvError(SwiftGymError, LookupError):
     """A name that no installed env package registers."""
 
     def __init__(self, name: str | None, installed: Sequence[str]):
-        super().__init__(name, tuple(installed))
+        from .env_names import as_env_names
+
         self.name = name
-        self.installed = tuple(installed)
+        self.installed = as_env_names(installed)
+        """Every name that would work (an `EnvNames`: bounded did-you-mean and listing)."""
+        super().__init__(name, self.installed)
+        self._suggestion: tuple[str | None] | None = None
+
+    @property
+    def suggestion(self) -> str | None:
+        """The installed name closest to the one given (or to its bare part), if any is close."""
+        if self._suggestion is None:
+            found = None
+            if self.name is not None:
+                bare = self.name.rpartition(":")[2]
+                found = next(
+                    iter(self.installed.closest(self.name) or self.installed.closest(bare)), None
+                )
+            self._suggestion = (found,)
+        return self._suggestion[0]
 
     def __str__(self) -> str:
         if self.name is None:
             lines = ["no env name given: set env_config['name'] or pass the env name (--gym_env)."]
         else:
-            lines = [f"unknown env {self.name!r}."]
-            bare = self.name.rpartition(":")[2]
-            suggestion = did_you_mean(self.name, self.installed) or did_you_mean(
-                bare, self.installed
-            )
-            if suggestion:
-                lines[0] += f" Did you mean {suggestion!r}?"
+            lines = [f"unknown env {short_repr(self.name)}."]
+            if self.suggestion:
+                lines[0] += f" Did you mean {self.suggestion!r}?"
         if self.installed:
-            lines.append("Installed envs: " + ", ".join(self.installed) + ".")
+            from .env_names import LISTED
+
+            more = " (swift-gym list shows them all)" if len(self.installed) > LISTED else ""
+            lines.append(f"Installed envs: {self.installed.listing()}{more}.")
         else:
             lines.append(
                 "No env is installed: pip install an env package, e.g. swift-gym-frozen-lake."

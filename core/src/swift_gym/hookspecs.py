@@ -4,6 +4,9 @@ A plugin is a module (or object) with functions marked `@swift_gym.hookimpl`, na
 specs below. Installed plugins load from the `swift_gym.plugins` entry-point group; envs that
 need no code beyond a class use the simpler `swift_gym.envs` group, which a built-in plugin reads
 through the same `swift_gym_register_envs` hook.
+Every `swift_gym_*` function of a plugin must be one of these hooks and be marked: a misspelt
+name (`swift_gym_register_env`) or a missing `@swift_gym.hookimpl` would never be called, so it
+is reported as a problem of the plugin's distribution (a warning, and `swift-gym plugins` exits 1).
 """
 
 from __future__ import annotations

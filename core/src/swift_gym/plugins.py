@@ -2,17 +2,24 @@
 
 `SWIFT_GYM_LOAD_PLUGINS` (unset: all; empty: none; "a,b": only those distributions) and
 `SWIFT_GYM_DISABLE_PLUGINS` ("a,b": skip those) choose which installed distributions count, for
-hook plugins and for the envs they register alike. A plugin that fails to import is recorded
-with its distribution and the original error, and the others load as usual.
+hook plugins and for the envs they register alike. A plugin that fails to import (whatever it
+raises, `sys.exit()` included) is recorded with its distribution and the original error, and the
+others load as usual. Each import is timed: one slower than `SWIFT_GYM_SLOW_PLUGIN_SECONDS`
+(default 1) is named in a warning, since every command and every ms-swift process pays for it.
+Each plugin's `swift_gym_*` attributes are checked against the hook specs, so a misspelt or
+unmarked hook is reported instead of silently never called.
 """
 
 from __future__ import annotations
 
+import difflib
 import logging
 import os
 import re
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -24,7 +31,10 @@ from .hookspecs import PROJECT_NAME
 PLUGINS_GROUP = "swift_gym.plugins"
 LOAD_VARIABLE = "SWIFT_GYM_LOAD_PLUGINS"
 DISABLE_VARIABLE = "SWIFT_GYM_DISABLE_PLUGINS"
+SLOW_VARIABLE = "SWIFT_GYM_SLOW_PLUGIN_SECONDS"
+DEFAULT_SLOW_SECONDS = 1.0
 BUILTIN_PLUGINS = ("swift_gym.entry_points",)
+HOOK_PREFIX = "swift_gym_"
 
 logger = logging.getLogger(PROJECT_NAME)
 
@@ -62,14 +72,70 @@ class PluginFilter:
         return self.only is None or name in self.only
 
 
+def describe_error(error: BaseException) -> str:
+    """`Type: message` for a report, without an empty `: ` and saying what `sys.exit()` was."""
+    if isinstance(error, SystemExit):
+        return f"SystemExit: it called sys.exit({error.code!r})"
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def contain(error: BaseException, doing: str) -> None:
+    """Re-raise a KeyboardInterrupt (saying what it interrupted); any other error is contained.
+
+    Code a plugin runs may raise anything, SystemExit and GeneratorExit included, and a plugin
+    must only break itself. KeyboardInterrupt is the exception: Python raises it wherever the
+    program is when Ctrl-C arrives, so a real Ctrl-C during a slow plugin import looks exactly
+    like a plugin raising it; the user asked to stop, so it stops the program.
+    """
+    if isinstance(error, KeyboardInterrupt):
+        logger.warning("swift-gym: interrupted while %s", doing)
+        raise error
+
+
+_warned_values: set[str] = set()
+
+
+def slow_plugin_seconds(environ: Mapping[str, str] | None = None) -> float:
+    """The import time above which a plugin is named in a warning (`inf` turns it off)."""
+    environ = os.environ if environ is None else environ
+    value = environ.get(SLOW_VARIABLE, "").strip()
+    if not value:
+        return DEFAULT_SLOW_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:  # also NaN
+        if value in _warned_values:
+            return DEFAULT_SLOW_SECONDS
+        _warned_values.add(value)
+        logger.warning(
+            "swift-gym: %s=%r is not a number of seconds; using %g",
+            SLOW_VARIABLE,
+            value,
+            DEFAULT_SLOW_SECONDS,
+        )
+        return DEFAULT_SLOW_SECONDS
+    return seconds
+
+
 @dataclass(frozen=True)
 class PluginInfo:
-    """A hook plugin: where it comes from, and why it failed if it did."""
+    """A hook plugin: where it comes from, how long it took to import, and what is wrong."""
 
     name: str
     distribution: str | None
     version: str | None
     error: str | None = None
+    """Why it failed to load (then it is not registered)."""
+    load_seconds: float | None = None
+    problems: tuple[str, ...] = field(default=())
+    """What is wrong with a plugin that loaded: a misspelt or unmarked hook, say."""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.problems
 
 
 @dataclass
@@ -82,18 +148,64 @@ class LoadedPlugins:
     """Plugin name -> info for the plugins that loaded: which distribution registered what."""
 
 
+HOOKS = tuple(name for name in vars(hookspecs) if name.startswith(HOOK_PREFIX))
+
+
+def hook_problems(manager: pluggy.PluginManager, plugin: object) -> tuple[str, ...]:
+    """What in a registered plugin swift-gym would silently never call.
+
+    pluggy calls only functions marked `@swift_gym.hookimpl` and named exactly like a spec; a
+    `swift_gym_*` attribute that is misspelt, or not marked, is a hook its author meant to give.
+    """
+    implemented = {caller.name for caller in manager.get_hookcallers(plugin) or ()}
+    problems = []
+    try:
+        attributes = sorted(dir(plugin))
+    except Exception:  # an object whose __dir__ raises: pluggy registered what it could see
+        attributes = []
+    for attribute in attributes:
+        if not attribute.startswith(HOOK_PREFIX):
+            continue
+        try:
+            value = getattr(plugin, attribute, None)
+        except Exception:  # a property of a plugin object that raises: not a hook
+            continue
+        if not callable(value):
+            continue
+        if attribute not in HOOKS:
+            close = difflib.get_close_matches(attribute, HOOKS, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]}?" if close else f"; the hooks are {', '.join(HOOKS)}"
+            problems.append(f"{attribute} is not a swift-gym hook, so it is never called{hint}")
+        elif attribute not in implemented:
+            problems.append(f"{attribute} is not marked @swift_gym.hookimpl, so it is never called")
+    if not implemented and not problems:
+        problems.append(f"it implements no swift-gym hook (the hooks are {', '.join(HOOKS)})")
+    return tuple(problems)
+
+
+def _register(
+    manager: pluggy.PluginManager, load: Callable[[], object], name: str
+) -> tuple[object, float]:
+    """Import a plugin and register it, timed."""
+    start = time.perf_counter()
+    plugin = load()
+    manager.register(plugin, name=name)
+    return plugin, time.perf_counter() - start
+
+
 def load_plugins(plugin_filter: PluginFilter | None = None) -> LoadedPlugins:
     """A fresh plugin manager: the built-in plugins, then each allowed `swift_gym.plugins` entry."""
     import importlib
 
     plugin_filter = plugin_filter or PluginFilter.from_environ()
+    slow = slow_plugin_seconds()
     manager = pluggy.PluginManager(PROJECT_NAME)
     manager.add_hookspecs(hookspecs)
     plugins: list[PluginInfo] = []
     sources: dict[str, PluginInfo] = {}
     for module_name in BUILTIN_PLUGINS:
-        manager.register(importlib.import_module(module_name), name=module_name)
-        sources[module_name] = PluginInfo(module_name, None, None)
+        _, seconds = _register(manager, partial(importlib.import_module, module_name), module_name)
+        sources[module_name] = PluginInfo(module_name, None, None, load_seconds=seconds)
     for entry_point in entry_points(group=PLUGINS_GROUP):
         dist = entry_point.dist
         dist_name = dist.name if dist else None
@@ -101,10 +213,18 @@ def load_plugins(plugin_filter: PluginFilter | None = None) -> LoadedPlugins:
             continue
         name = f"{dist_name}:{entry_point.name}" if dist_name else entry_point.name
         version = dist.version if dist else None
+        start = time.perf_counter()
         try:
-            manager.register(entry_point.load(), name=name)
-        except Exception as error:  # a broken plugin must only break itself
-            info = PluginInfo(name, dist_name, version, f"{type(error).__name__}: {error}")
+            plugin, seconds = _register(manager, entry_point.load, name)
+        except BaseException as error:  # a broken plugin must only break itself
+            contain(error, f"loading swift-gym plugin {name} ({entry_point.value})")
+            info = PluginInfo(
+                name,
+                dist_name,
+                version,
+                describe_error(error),
+                load_seconds=time.perf_counter() - start,
+            )
             logger.warning(
                 "swift-gym plugin %s (%s) failed to load and is skipped: %s",
                 name,
@@ -112,8 +232,15 @@ def load_plugins(plugin_filter: PluginFilter | None = None) -> LoadedPlugins:
                 info.error,
             )
         else:
-            info = PluginInfo(name, dist_name, version)
+            problems = hook_problems(manager, plugin)
+            info = PluginInfo(name, dist_name, version, load_seconds=seconds, problems=problems)
             sources[name] = info
+            for problem in info.problems:
+                logger.warning("swift-gym plugin %s (%s): %s", name, entry_point.value, problem)
+        if info.load_seconds is not None and info.load_seconds > slow:
+            _warn_slow(
+                f"swift-gym plugin {name} took {info.load_seconds:.1f} s to import", info, slow
+            )
         plugins.append(info)
     return LoadedPlugins(manager, plugins, sources)
 
@@ -123,16 +250,39 @@ def call_each_plugin(
 ) -> list[str]:
     """Call `hook` on each plugin with its own `register` callback, isolating failures.
 
-    Returns what went wrong, one line per plugin whose hook raised (also logged).
+    Returns what went wrong, one line per plugin whose hook raised (also logged). A third-party
+    hook slower than the slow-plugin threshold is named in a warning, as a slow import is.
     """
     problems = []
+    slow = slow_plugin_seconds()
     for impl in getattr(loaded.manager.hook, hook).get_hookimpls():
         source = loaded.sources.get(impl.plugin_name, PluginInfo(impl.plugin_name, None, None))
         register = make_register(source)
+        start = time.perf_counter()
         try:
             impl.function(*[register for _ in impl.argnames])
-        except Exception as error:  # a broken plugin must only break itself
-            problem = f"plugin {impl.plugin_name} failed in {hook}: {type(error).__name__}: {error}"
+        except BaseException as error:  # a broken plugin must only break itself
+            contain(error, f"running {hook} of swift-gym plugin {impl.plugin_name}")
+            problem = f"plugin {impl.plugin_name} failed in {hook}: {describe_error(error)}"
             logger.warning("swift-gym: %s", problem)
             problems.append(problem)
+        seconds = time.perf_counter() - start
+        if seconds > slow and impl.plugin_name not in BUILTIN_PLUGINS:
+            _warn_slow(
+                f"swift-gym plugin {impl.plugin_name} took {seconds:.1f} s in {hook}", source, slow
+            )
     return problems
+
+
+def _warn_slow(what: str, source: PluginInfo, threshold: float) -> None:
+    skip = (
+        f"SWIFT_GYM_DISABLE_PLUGINS={source.distribution}" if source.distribution else "removing it"
+    )
+    logger.warning(
+        "%s, which every swift-gym command and ms-swift process waits for; make it lighter, or "
+        "skip it with %s (this warning: %s=%g)",
+        what,
+        skip,
+        SLOW_VARIABLE,
+        threshold,
+    )

@@ -7,6 +7,7 @@ registered entries: a name from a dataset row is looked up, never imported, so
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import re
@@ -16,12 +17,15 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .env_names import EnvNames
 from .errors import AmbiguousEnvError, EnvLoadError, InvalidConfigError, UnknownEnvError
 from .plugins import (
     LoadedPlugins,
     PluginFilter,
     PluginInfo,
     call_each_plugin,
+    contain,
+    describe_error,
     load_plugins,
     normalize_distribution,
 )
@@ -76,12 +80,18 @@ class EnvSpec:
         """The registration's description, else its distribution's one-line summary."""
         if self._description or not self.distribution:
             return self._description
-        from importlib.metadata import PackageNotFoundError, metadata
+        return _summary(self.distribution)
 
-        try:
-            return metadata(self.distribution).get("Summary")
-        except PackageNotFoundError:
-            return None
+
+@functools.cache
+def _summary(distribution: str) -> str | None:
+    """A distribution's one-line summary, read once per process (not once per env it has)."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        return metadata(distribution).get("Summary")
+    except PackageNotFoundError:
+        return None
 
 
 def _target_of(env: Any) -> str:
@@ -109,6 +119,7 @@ class Registry:
         self.problems: list[str] = []
         """What went wrong while registering: a hook that raised, a bad name, a duplicate."""
         self._by_name: dict[str, list[EnvSpec]] = {}
+        self._names: EnvNames | None = None
         self._classes: dict[EnvSpec, type[Env] | EnvLoadError] = {}
         self._lock = threading.Lock()
         self._collect()
@@ -160,6 +171,7 @@ class Registry:
             self._problem(f"{origin} registers env {name!r} twice; the first registration is kept")
             return
         entries.append(spec)
+        self._names = None
 
     def list(self) -> list[EnvSpec]:
         """Every registered env, sorted by name then distribution."""
@@ -168,22 +180,30 @@ class Registry:
 
     def names(self) -> list[str]:
         """Names a user can type: bare where unique, `distribution:name` where two clash."""
-        names = []
-        for name, entries in sorted(self._by_name.items()):
-            names.extend([name] if len(entries) == 1 else [spec.qualified_name for spec in entries])
-        return names
+        return list(self._env_names())
+
+    def _env_names(self) -> EnvNames:
+        """names(), built once: every unknown-env error shares it (and its did-you-mean index)."""
+        if self._names is None:
+            names = []
+            for name, entries in sorted(self._by_name.items()):
+                names.extend(
+                    [name] if len(entries) == 1 else [spec.qualified_name for spec in entries]
+                )
+            self._names = EnvNames(names)
+        return self._names
 
     def resolve(self, name: str) -> EnvSpec:
         """The spec for `name` or `distribution:name`; raises Unknown- or AmbiguousEnvError."""
         if not isinstance(name, str):
-            raise UnknownEnvError(repr(name), self.names())
+            raise UnknownEnvError(repr(name), self._env_names())
         distribution, _, bare = name.rpartition(":")
         entries = self._by_name.get(bare, [])
         if distribution:
             wanted = normalize_distribution(distribution)
             entries = [s for s in entries if normalize_distribution(s.distribution or "") == wanted]
         if not entries:
-            raise UnknownEnvError(name, self.names())
+            raise UnknownEnvError(name, self._env_names())
         if len(entries) > 1:
             raise AmbiguousEnvError(bare, [spec.distribution or spec.plugin for spec in entries])
         return entries[0]
@@ -207,8 +227,9 @@ class Registry:
 
         try:
             value = _import_target(spec._env) if isinstance(spec._env, str) else spec._env
-        except Exception as error:  # report, with the distribution to fix, instead of crashing
-            return failure(f"{type(error).__name__}: {error}")
+        except BaseException as error:  # report, with the distribution to fix, instead of crashing
+            contain(error, f"importing env {spec.name!r} ({spec.target})")
+            return failure(describe_error(error))
         if not (isinstance(value, type) and issubclass(value, Env)):
             return failure(f"{value!r} is not a subclass of swift_gym.Env")
         return value
@@ -221,7 +242,7 @@ class Registry:
             env_config = {**name_or_env_config, **overrides}
             name = env_config.get("name")
             if name is None:
-                raise UnknownEnvError(None, self.names())
+                raise UnknownEnvError(None, self._env_names())
         else:
             raise TypeError(
                 f"make() takes an env name or an env_config dict, not {name_or_env_config!r}"

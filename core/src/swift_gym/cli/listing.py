@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
-from .console import cells, print_json, stderr, stdout
+from .columns import column_lines, wrap
+from .console import print_json, stderr, stdout
 from .envs import offers
 from .errors import EXIT_OK, EXIT_PROBLEMS
 from .options import json_option
 from .schema_view import field_rows
+
+if TYPE_CHECKING:
+    from ..plugins import PluginInfo
 
 
 def _warn_problems(problems: list[str]) -> None:
@@ -51,12 +53,17 @@ def list_envs(as_json: bool) -> None:
             "No env is installed: pip install an env package, e.g. swift-gym-frozen-lake."
         )
         return
-    table = Table("name", "distribution", "version", "description")
-    for spec in specs:
-        table.add_row(
-            *cells(spec.name, spec.distribution or "-", spec.version or "-", spec.description)
-        )
-    stdout().print(table)
+    rows = [
+        (spec.name, spec.distribution or "-", spec.version or "-", spec.description or "")
+        for spec in specs
+    ]
+    out = stdout()
+    lines = column_lines(("name", "distribution", "version", "description"), rows, out.width)
+    write = out.file.write  # plain text, one write per line: rich's layout is too slow for 100k
+    for row_lines in lines:
+        for fixed, last in row_lines:
+            write(f"{fixed}{last}".rstrip() + "\n")
+    out.file.flush()
 
 
 @click.command()
@@ -92,7 +99,8 @@ def info(name: str, schema: bool, as_json: bool) -> None:
     source = f"{spec.distribution} {spec.version}" if spec.distribution else spec.plugin
     out.print(Text.assemble((spec.name, "bold"), f"  from {source}  ({spec.target})"))
     if details["description"]:
-        out.print(Text(details["description"]))
+        for line in wrap(details["description"], out.width):
+            out.print(Text(line))
     oracle = "yes" if details["oracle_policy"] else "no (the env does not define oracle_reply)"
     out.print(f"policies: random, openai; oracle: {oracle}")
     out.print(Text("\nenv_config fields", style="bold underline"))
@@ -101,53 +109,71 @@ def info(name: str, schema: bool, as_json: bool) -> None:
         line.append(f"  default {field.default}" if field.default else "")
         line.append(f"  {field.bounds}" if field.bounds else "", style="yellow")
         out.print(line)
-        if field.description:
-            out.print(Padding(Text(field.description), (0, 0, 0, 4), expand=False))
+        for description_line in wrap(field.description, out.width - 4) if field.description else ():
+            out.print(Text("    " + description_line))
 
 
 @click.command()
 @json_option
 def plugins(as_json: bool) -> None:
-    """Show hook plugins, those that failed to load (with the reason), and registry problems.
+    """Show hook plugins: import time, those that failed to load or have a misspelt hook.
 
-    Exits 1 if a plugin failed or the registry reported a problem.
+    Exits 1 if a plugin failed, a plugin's hooks have a problem or the registry reported one.
     """
     from ..plugins import BUILTIN_PLUGINS, DISABLE_VARIABLE, LOAD_VARIABLE
     from ..registry import default_registry
 
     registry = default_registry()
-    rows: list[dict[str, Any]] = [
-        {"name": name, "distribution": None, "version": None, "builtin": True, "error": None}
-        for name in BUILTIN_PLUGINS
-    ]
-    rows += [
-        {
-            "name": plugin.name,
-            "distribution": plugin.distribution,
-            "version": plugin.version,
-            "builtin": False,
-            "error": plugin.error,
-        }
-        for plugin in registry.plugins
-    ]
+    infos = [registry.loaded.sources[name] for name in BUILTIN_PLUGINS] + registry.plugins
+    rows = [_plugin_row(info, info.name in BUILTIN_PLUGINS) for info in infos]
     filters = {var: os.environ.get(var) for var in (LOAD_VARIABLE, DISABLE_VARIABLE)}
-    failed = any(row["error"] for row in rows) or bool(registry.problems)
+    failed = any(row["error"] or row["problems"] for row in rows) or bool(registry.problems)
     if as_json:
         print_json({"plugins": rows, "problems": registry.problems, "filters": filters})
     else:
-        table = Table("plugin", "distribution", "version", "status")
-        for row in rows:
-            status = Text("built in" if row["builtin"] else "loaded", style="green")
-            if row["error"]:
-                status = Text(f"failed: {row['error']}", style="red")
-            table.add_row(
-                *cells(row["name"], row["distribution"] or "-", row["version"] or "-", status)
-            )
         out = stdout()
-        out.print(table)
+        headers = ("plugin", "version", "import", "status")  # a name starts with its dist
+        cells = [
+            (row["name"], row["version"] or "-", _seconds(row["load_seconds"]), _status(row))
+            for row in rows
+        ]
+        header, *lines_of_rows = column_lines(headers, cells, out.width)
+        for fixed, last in header:
+            out.print(Text(f"{fixed}{last}".rstrip(), style="bold"))
+        for row, lines in zip(rows, lines_of_rows, strict=True):
+            style = "red" if row["error"] or row["problems"] else "green"
+            for fixed, last in lines:
+                out.print(Text.assemble(fixed, (last, style)))
         for problem in registry.problems:
             out.print(Text.assemble(("problem: ", "red"), problem))
         for var, value in filters.items():
             if value is not None:
                 out.print(Text(f"{var}={value!r}"))
     raise SystemExit(EXIT_PROBLEMS if failed else EXIT_OK)
+
+
+def _plugin_row(info: PluginInfo, builtin: bool) -> dict[str, Any]:
+    return {
+        "name": info.name,
+        "distribution": info.distribution,
+        "version": info.version,
+        "builtin": builtin,
+        "error": info.error,
+        "problems": list(info.problems),
+        "load_seconds": None if info.load_seconds is None else round(info.load_seconds, 4),
+    }
+
+
+def _seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
+def _status(row: dict[str, Any]) -> str:
+    if row["error"]:
+        return f"failed: {row['error']}"
+    status = "built in" if row["builtin"] else "loaded"
+    if row["problems"]:
+        status += "; problem: " + "; problem: ".join(row["problems"])
+    return status

@@ -118,12 +118,8 @@ def _name_problem(reason: str, value: Any, **extra: Any) -> ConfigProblem:
 
 def unknown_env_reason(error: UnknownEnvError) -> tuple[str, str | None, str]:
     """A one-line reason, a did-you-mean and the list of installed envs, for a row report."""
-    bare = (error.name or "").rpartition(":")[2]
-    suggestion = did_you_mean(error.name or "", error.installed) or did_you_mean(
-        bare, error.installed
-    )
-    installed = ", ".join(error.installed) or "none (pip install an env package)"
-    return "unknown env", suggestion, f"installed: {installed}"
+    installed = error.installed.listing() or "none (pip install an env package)"
+    return "unknown env", error.suggestion, f"installed: {installed}"
 
 
 class RowChecker:

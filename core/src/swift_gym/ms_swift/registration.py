@@ -30,7 +30,9 @@ def fill_registry(module: ModuleType) -> None:
         return
     try:
         filler(module)
-    except Exception:  # never break ms-swift's import
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # never break ms-swift's import, not even with a plugin's sys.exit()
         logger.exception("swift-gym could not register into %s", module.__name__)
 
 
@@ -81,9 +83,28 @@ def _explain_unknown_envs(scheduler_class: type) -> None:
 
         config = env_config if isinstance(env_config, dict) else {}
         name = config.get("name", self.gym_env_name)
-        if name not in envs:
-            raise UnknownEnvError(name, sorted(key for key in envs if isinstance(key, str)))
+        try:
+            known = name in envs
+        except TypeError:  # an unhashable name from a dataset row
+            known = False
+        if not known:
+            raise UnknownEnvError(name if isinstance(name, str) else repr(name), _names_of(envs))
         return envs[name](env_config)  # what the original does, minus its `.get` on non-dicts
 
     _create_env._swift_gym_wrapped = True  # type: ignore[attr-defined]
     scheduler_class._create_env = _create_env
+
+
+_known_names: tuple[int, int, Any] = (0, -1, None)
+
+
+def _names_of(envs: dict[Any, Any]) -> Any:
+    """ms-swift's env names as EnvNames, rebuilt only when the dict changed size, not per row."""
+    global _known_names
+    from ..env_names import EnvNames
+
+    identity, size, names = _known_names
+    if identity != id(envs) or size != len(envs) or names is None:
+        names = EnvNames(sorted(key for key in envs if isinstance(key, str)))
+        _known_names = (id(envs), len(envs), names)
+    return names

@@ -1,0 +1,136 @@
+"""`swift-gym list`, `info` and `plugins` at narrow and wide terminals, and with 100,000 envs.
+
+Each runs the installed command in a new process. Nothing is cut mid-word at any width: names
+are whole, descriptions wrap at spaces. A plugin registering 100,000 envs (a real distribution,
+its dist-info on PYTHONPATH) gets the whole listing, and short unknown-env messages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from cli_runner import run
+
+WIDTHS = [40, 80, 200]
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_info_wraps_descriptions_at_spaces_and_cuts_nothing(columns: int) -> None:
+    result = run("info", "frozen_lake", env={"COLUMNS": str(columns)})
+    assert result.returncode == 0, result.stderr
+    details = json.loads(run("info", "frozen_lake", "--json").stdout)
+    lines = result.stdout.splitlines()
+    shown = words(result.stdout)
+    for field in details["fields"]:
+        assert words(field["description"]) in shown, field["name"]
+    assert words(details["description"]) in shown
+    described = [line for line in lines if line.startswith("    ")]
+    assert len(described) > len(details["fields"])  # some wrapped onto more lines
+    assert all(len(line) <= max(columns, 28) for line in described), columns
+    assert not any(line.endswith("…") for line in lines)
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_plugins_and_list_show_whole_names(columns: int) -> None:
+    env = {"COLUMNS": str(columns)}
+    plugins = run("plugins", env=env)
+    assert plugins.returncode == 0, plugins.stdout + plugins.stderr
+    # the status is beside its row, or (when that is too narrow) on the lines under it
+    frozen = r"^swift-gym-frozen-lake:frozen_lake\s+0\.1\.0\s+\d+ ms\s+loaded$"
+    assert re.search(frozen, plugins.stdout, re.M), plugins.stdout
+    assert re.search(r"^swift_gym\.entry_points\s+-\s+\d+ ms\s+built in$", plugins.stdout, re.M)
+    assert all(len(line) <= columns for line in plugins.stdout.splitlines()[1:] if line[0] == " ")
+    listing = run("list", env=env)
+    assert listing.returncode == 0, listing.stderr
+    assert re.search(r"^frozen_lake\s+swift-gym-frozen-lake\s+0\.1\.0\s", listing.stdout, re.M)
+    summary = json.loads(run("list", "--json").stdout)[0]["description"]
+    assert words(summary) in words(listing.stdout)
+    assert "…" not in plugins.stdout + listing.stdout
+
+
+def test_list_escapes_control_characters_from_package_metadata(tmp_path: Path) -> None:
+    info = tmp_path / "gym_loud-1.0.dist-info"
+    info.mkdir()
+    summary = "clears \x1b[2J the screen and rings \x07 a bell"
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: gym-loud\nVersion: 1.0\nSummary: {summary}\n"
+    )
+    (info / "entry_points.txt").write_text("[swift_gym.envs]\nloud = gym_loud:Env\n")
+    result = run("list", env={"PYTHONPATH": str(tmp_path), "COLUMNS": "200"})
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "clears \\x1b[2J the screen and rings \\x07 a bell" in result.stdout
+
+
+def test_plugins_json_has_load_times() -> None:
+    result = run("plugins", "--json")
+    assert result.returncode == 0
+    for plugin in json.loads(result.stdout)["plugins"]:
+        assert isinstance(plugin["load_seconds"], float) and plugin["load_seconds"] >= 0
+        assert plugin["problems"] == []
+
+
+MANY = """
+import swift_gym
+
+
+@swift_gym.hookimpl
+def swift_gym_register_envs(register):
+    for index in range(100_000):
+        register(f"level_{index:05d}", "swift_gym_frozen_lake:FrozenLakeEnv")
+"""
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """PYTHONPATH holding `gym-many`, a distribution whose hook registers 100,000 envs."""
+    site = tmp_path_factory.mktemp("many")
+    info = site / "gym_many-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: gym-many\nVersion: 1.0\nSummary: levels of a family\n"
+    )
+    (info / "entry_points.txt").write_text("[swift_gym.plugins]\nmany = gym_many\n")
+    (site / "gym_many.py").write_text(MANY)
+    return {"PYTHONPATH": str(site)}
+
+
+def test_list_of_100k_envs_is_complete(many: dict[str, str]) -> None:
+    result = run("list", env=many)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1 + 100_001  # the header, the levels and FrozenLake
+    assert re.fullmatch(r"level_04242\s+gym-many\s+1\.0\s+levels of a family", lines[4244])
+    assert len(json.loads(run("list", "--json", env=many).stdout)) == 100_001
+
+
+def test_an_unknown_env_among_100k_is_a_short_message(many: dict[str, str]) -> None:
+    result = run("info", "level_0424x", env=many)
+    assert result.returncode == 2
+    assert len(result.stderr) < 1000, len(result.stderr)
+    assert result.stderr.startswith("error: unknown env 'level_0424x'. Did you mean 'level_04240'?")
+    assert "frozen_lake, level_00000, level_00001," in result.stderr
+    assert "and 99,981 more (swift-gym list shows them all)." in result.stderr
+
+
+def test_validate_with_many_bad_rows_among_100k_envs_stays_small(
+    many: dict[str, str], tmp_path: Path
+) -> None:
+    dataset = tmp_path / "rows.jsonl"
+    rows = [{"env_config": {"name": f"levl_{index:05d}"}} for index in range(200)]
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = run("validate", str(dataset), "--json", env=many)
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["bad_rows"] == 200
+    assert len(result.stdout) < 200 * 1500, len(result.stdout)
+    first = report["problems"][0]
+    assert "did you mean 'level_00000'?" in first["reason"], first
+    assert "and 99,981 more" in first["reason"]
