@@ -39,7 +39,13 @@ def test_frozen_lake_is_discovered_through_its_entry_point(env: Venv) -> None:
     result = env.run(LIST_ENVS)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == [
-        ["frozen_lake", "swift-gym-frozen-lake", "0.1.0", "swift_gym_frozen_lake:FrozenLakeEnv"]
+        ["frozen_lake", "swift-gym-frozen-lake", "0.1.0", "swift_gym_frozen_lake:FrozenLakeEnv"],
+        [
+            "frozen_lake_ms_swift",
+            "swift-gym-frozen-lake",
+            "0.1.0",
+            "swift_gym_frozen_lake:MsSwiftFrozenLakeEnv",
+        ],
     ]
 
 
