@@ -20,8 +20,11 @@ def _interval(pair: list[float]) -> str:
     return "" if math.isnan(low) else f"95% CI {low:.3f} to {high:.3f}"
 
 
-def print_summary(summary: dict[str, Any], title: str, output: str | None) -> None:
-    """Print `summary` (from `stats.summarize`) under `title`."""
+def print_summary(
+    summary: dict[str, Any], title: str, output: str | None, stopped: str | None = None
+) -> None:
+    """Print `summary` (from `stats.summarize`) under `title`; `stopped`: why the run ended
+    before its last episode."""
     n = summary["episodes"]
     successes = round(summary["success_rate"] * n) if n else 0
     table = Table(box=None, show_header=False, title=title, title_justify="left", pad_edge=False)
@@ -46,10 +49,14 @@ def print_summary(summary: dict[str, Any], title: str, output: str | None) -> No
         Text(str(failed), style="red" if failed else "green"),
         "env or policy error",
     )
+    if summary.get("not_played"):
+        table.add_row("not played", str(summary["not_played"]), "not in the rates above")
     out = stdout()
     out.print(table)
     for error, count in summary["errors"].items():
         out.print(Text.assemble((f"  {count} x ", "red"), error))
+    if stopped:
+        out.print(Text.assemble(("stopped early: ", "bold red"), stopped))
     if output:
         out.print(Text(f"trajectories: {output}"))
     else:
