@@ -117,6 +117,7 @@ def test_ctrl_c_cancels_requests_in_flight_and_a_second_one_prints_no_traceback(
         assert "Traceback" not in stderr and "Aborted" not in stderr
         assert assert_complete_prefix(out) == 0  # nothing ended: nothing kept
         assert "not played         8" in stdout
+        assert "0 of 0" in stdout and "nan" not in stdout
         # the stalled requests were given up: the server saw their clients hang up
         wait_until(lambda: server.events()[-1]["active"] == 0, server.process)
     finally:

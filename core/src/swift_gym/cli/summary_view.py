@@ -15,6 +15,10 @@ def _rate(value: float | None) -> str:
     return "n/a" if value is None or math.isnan(value) else f"{value:.1%}"
 
 
+def _number(value: float, digits: int = 3) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
+
+
 def _interval(pair: list[float]) -> str:
     low, high = pair
     return "" if math.isnan(low) else f"95% CI {low:.3f} to {high:.3f}"
@@ -33,13 +37,13 @@ def print_summary(
     table.add_column(style="dim")
     table.add_row(
         "success rate",
-        f"{summary['success_rate']:.3f}",
+        _number(summary["success_rate"]),
         f"{successes} of {n}; {_interval(summary['success_rate_ci95'])}",
     )
     table.add_row(
-        "mean reward", f"{summary['mean_reward']:.3f}", _interval(summary["mean_reward_ci95"])
+        "mean reward", _number(summary["mean_reward"]), _interval(summary["mean_reward_ci95"])
     )
-    table.add_row("mean turns", f"{summary['mean_turns']:.2f}", "")
+    table.add_row("mean turns", _number(summary["mean_turns"], 2), "")
     table.add_row("invalid actions", _rate(summary["invalid_action_rate"]), "of replies")
     statuses = ", ".join(f"{status} {count}" for status, count in summary["statuses"].items())
     table.add_row("statuses", "", Text(statuses))
