@@ -159,9 +159,11 @@ class OpenAIPolicy:
             return f"nothing answers at {self.base_url} ({_detail(error)})"
         return f"request failed ({type(error).__name__}: {_detail(error)})"
 
-    async def _send(self, method: str, path: str, **kwargs: Any) -> tuple[httpx.Response, int]:
+    async def _send(
+        self, method: str, path: str, tell: bool = False, **kwargs: Any
+    ) -> tuple[httpx.Response, int]:
         """The response and the attempts it took, retried as the module docstring says;
-        `_Failed` when no attempt got a response."""
+        `_Failed` when no attempt got a response. `tell`: say on stderr that it retries."""
         timeouts = 0
         attempt = 0
         while True:
@@ -175,6 +177,8 @@ class OpenAIPolicy:
                 if attempt > self.retries or timeouts > 1:
                     raise _Failed(error, attempt) from None
                 pause = min(self.timeout, _TIMEOUT_PAUSE_MAX) if _timed_out(error) else 0.0
+                if tell and attempt == 1:
+                    _tell(f"{self._describe(error)}; retrying (--retries {self.retries})")
             else:
                 retryable = response.status_code in RETRYABLE or response.status_code >= 500
                 if not retryable or attempt > self.retries:
@@ -189,7 +193,7 @@ class OpenAIPolicy:
             return
         url = f"{self.base_url}/models"
         try:
-            response, _ = await self._send("GET", "models")
+            response, _ = await self._send("GET", "models", tell=True)
         except _Failed as failed:
             if _timed_out(failed.error):
                 raise EndpointError(f"no answer from {url} within {self.timeout:g} s") from None
@@ -251,6 +255,14 @@ class OpenAIPolicy:
 
     async def close(self) -> None:
         await self._client.aclose()
+
+
+def _tell(message: str) -> None:
+    from rich.text import Text
+
+    from .console import stderr
+
+    stderr().print(Text.assemble(("waiting: ", "yellow"), message))
 
 
 def _retry_after(response: httpx.Response) -> float:
