@@ -215,9 +215,8 @@ class OpenAIPolicy:
             ) from None
         if len(ids) != 1:
             listed = ", ".join(map(str, ids)) or "none"
-            raise CommandError(
-                f"{self.base_url} serves {short_repr(listed, 300)}: pick one with --model"
-            )
+            served = listed if len(listed) <= 300 else listed[:297] + "..."
+            raise CommandError(f"{self.base_url} serves {served}: pick one with --model")
         self.model = str(ids[0])
 
     async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
