@@ -2,7 +2,8 @@
 
 Imported only by the command (`swift-gym`, `python -m swift_gym`), never by `import swift_gym`,
 so click, rich and httpx cost nothing to library users. Exit codes: 0 ok, 1 problems found (bad
-rows, failed episodes, broken plugins), 2 usage errors (bad options, unknown env, bad config).
+rows, failed episodes, broken plugins), 2 usage errors (bad options, unknown env, bad config),
+130 Ctrl-C, 143 SIGTERM; a closed stdout pipe ends a command quietly with 0 (see `app.run`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 def main() -> None:
     """Entry point of the `swift-gym` script."""
-    from .app import cli
-
-    cli(prog_name="swift-gym")
+    try:
+        from .app import run
+    except KeyboardInterrupt:  # Ctrl-C while the command loads: quietly, like any other time
+        raise SystemExit(130) from None
+    run()

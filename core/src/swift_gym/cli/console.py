@@ -19,17 +19,24 @@ CELL_SHOWN = 1000
 """Characters of one table cell shown at most: a cell holds a name, a number, a status."""
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """Leave a closed pipe to the command (`app.run`: quietly, exit 0); rich would exit 1."""
+        self.quiet = True
+        raise BrokenPipeError("the reader of this output has gone")
+
+
 @cache
 def stdout() -> Console:
     """Results: tables, summaries, episodes. Lines are never broken (`soft_wrap`), so each
     reported problem stays one greppable line; tables still fit the width."""
-    return Console(highlight=False, soft_wrap=True)
+    return _Console(highlight=False, soft_wrap=True)
 
 
 @cache
 def stderr() -> Console:
     """Progress bars, warnings and errors, so stdout stays clean for pipes."""
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return _Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def print_json(value: Any) -> None:

@@ -3,7 +3,8 @@
 reset -> (system prompt, first observation); then each turn the policy replies to the whole
 chat, the env steps on it, and its observation joins the chat, until the env says done or
 `max_turns` replies were given (ms-swift's `--max_turns`). Whatever goes wrong (the env raises,
-the policy fails) ends only this episode, with status "error" and the reason.
+the policy fails) ends only this episode, with status "error" and the reason. An episode the run
+stopped before (see `runner`) is recorded with status `NOT_PLAYED`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from .policies import Policy, PolicyError
 if TYPE_CHECKING:
     from ..env import Env, Message
     from ..registry import Registry
+
+
+NOT_PLAYED = "not_played"
+"""The status of an episode the run never started: not a result, not counted in the stats."""
 
 
 @dataclass(frozen=True)
@@ -59,16 +64,14 @@ def succeeded(info: Mapping[str, Any], done: bool, total_reward: float) -> bool:
     return done and total_reward > 0
 
 
-async def run_episode(
-    spec: EpisodeSpec, policy: Policy, max_turns: int, registry: Registry
-) -> dict[str, Any]:
-    """Play `spec` with `policy`; the trajectory record (see `trajectories`)."""
-    record: dict[str, Any] = {
+def new_record(spec: EpisodeSpec, policy: str) -> dict[str, Any]:
+    """The trajectory record of `spec` before it is played (see `trajectories`)."""
+    return {
         "index": spec.index,
         "env": spec.env,
         "seed": spec.env_config.get("seed"),
         "env_config": spec.env_config,
-        "policy": policy.name,
+        "policy": policy,
         "system_prompt": None,
         "observation": None,
         "reset_info": None,
@@ -79,6 +82,18 @@ async def run_episode(
         "status": None,
         "error": None,
     }
+
+
+def not_played(spec: EpisodeSpec, policy: str) -> dict[str, Any]:
+    """The record of an episode the run stopped before."""
+    return {**new_record(spec, policy), "status": NOT_PLAYED}
+
+
+async def run_episode(
+    spec: EpisodeSpec, policy: Policy, max_turns: int, registry: Registry
+) -> dict[str, Any]:
+    """Play `spec` with `policy`; the trajectory record (see `trajectories`)."""
+    record = new_record(spec, policy.name)
     turns: list[dict[str, Any]] = record["turns"]
     env: Env | None = None
     info: Mapping[str, Any] = {}

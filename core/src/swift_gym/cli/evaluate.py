@@ -2,8 +2,9 @@
 
 Episodes come from generated seeds (`--seed-start`, `-n`) or from a dataset file's rows, and run
 `--concurrency` at a time on one asyncio loop. An episode that fails (env error, policy error,
-an API that errors or stalls) is recorded with status "error" and the run completes; the exit
-code is then 1.
+an API that errors or stalls) is recorded with status "error" and the run goes on; the exit
+code is then 1. The run stops early when the API is down (exit 1) or on SIGINT (exit 130) or
+SIGTERM (exit 143), and still prints the summary of what it played (see `runner`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ from .stats import json_safe, summarize
 from .summary_view import print_summary
 
 DEFAULT_EPISODES = 100
+DEFAULT_MAX_TOKENS = 256
+"""openai: tokens per reply unless `--max-tokens` says otherwise. Room for a short thought and
+an action tag (ms-swift's FrozenLake recipe caps a turn at 512). Without a cap a server may
+generate up to its whole context on every turn: minutes on a CPU, and a context overflow."""
+DEFAULT_RETRIES = 5
+"""openai: with the backoff of 1, 2, 4, 8 and 8 s, a request rides out a server restart of
+about 20 s."""
 
 
 @click.command("eval")
@@ -76,14 +84,19 @@ DEFAULT_EPISODES = 100
 )  # fmt: skip
 @click.option(
     "--timeout", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True,
-    help="openai: seconds one request may take.",
+    help="openai: seconds one request may take, waiting in the server's queue included.",
 )  # fmt: skip
 @click.option(
-    "--retries", type=click.IntRange(min=0), default=2, show_default=True,
-    help="openai: retries of a request that failed, timed out, or got 408/409/429/5xx.",
+    "--retries", type=click.IntRange(min=0), default=DEFAULT_RETRIES, show_default=True,
+    help="openai: retries of a request that could not connect, lost its connection or got "
+    "408/409/429/5xx, after 1, 2, 4, 8, 8 s (rides out a server restart). A request that timed "
+    "out is retried once at most, after a pause as long as --timeout (at most 30 s).",
 )  # fmt: skip
 @click.option("--temperature", type=float, help="openai: sampling temperature.")
-@click.option("--max-tokens", type=click.IntRange(min=1), help="openai: tokens per reply.")
+@click.option(
+    "--max-tokens", type=click.IntRange(min=1), default=DEFAULT_MAX_TOKENS, show_default=True,
+    help="openai: tokens per reply at most (max_tokens of each request).",
+)  # fmt: skip
 @json_option
 def evaluate(
     name: str | None,
@@ -101,14 +114,16 @@ def evaluate(
     timeout: float,
     retries: int,
     temperature: float | None,
-    max_tokens: int | None,
+    max_tokens: int,
     as_json: bool,
 ) -> None:
     """Play episodes of env NAME with a policy and summarise them.
 
     Prints the success rate, the mean reward with a 95% confidence interval, the mean number of
     turns, the invalid-action rate and the count of each final status. Exits 1 if an episode
-    failed (env error, API error or timeout), else 0.
+    failed (env error, API error or timeout) or the API went down (the episodes not started are
+    recorded as not_played), else 0. Ctrl-C stops the run and prints the summary of the episodes
+    played (exit 130; SIGTERM: 143); -o then keeps them, in order.
     """
     fields = parse_overrides(overrides, {"name": "the env is the NAME argument"})
     if dataset is None:
@@ -140,14 +155,20 @@ def evaluate(
     )
     label = name if name else dataset.name if dataset else ""
     title = f"{label} with policy {policy}: {total} episodes, at most {max_turns} turns"
-    records = asyncio.run(run_episodes(specs, total, chosen, max_turns, concurrency, output))
-    summary = summarize(records)
+    if policy == "openai":
+        title += f" of at most {max_tokens} tokens"
+    result = asyncio.run(run_episodes(specs, total, chosen, max_turns, concurrency, output))
+    summary = summarize(result.records, result.unrecorded)
+    extra = {"stopped": result.stopped, "max_tokens": max_tokens if policy == "openai" else None}
     if as_json:
-        print_json(json_safe({**summary, "output": str(output) if output else None}))
+        print_json(json_safe({**summary, **extra, "output": str(output) if output else None}))
     else:
         with redirect_stdout(sys.stderr) if is_stdout(output) else nullcontext():
-            print_summary(summary, title, describe(output) if output else None)
-    raise SystemExit(EXIT_PROBLEMS if summary["failed_episodes"] else EXIT_OK)
+            print_summary(summary, title, describe(output) if output else None, result.stopped)
+    if result.signal is not None:
+        raise SystemExit(128 + result.signal)
+    failed = summary["failed_episodes"] or result.stopped
+    raise SystemExit(EXIT_PROBLEMS if failed else EXIT_OK)
 
 
 def _policy(
@@ -158,7 +179,7 @@ def _policy(
     timeout: float,
     retries: int,
     temperature: float | None,
-    max_tokens: int | None,
+    max_tokens: int,
     concurrency: int,
 ) -> Policy:
     if kind == "random":
@@ -167,11 +188,9 @@ def _policy(
         return OraclePolicy()
     from .openai_policy import DEFAULT_BASE_URL, OpenAIPolicy, api_key
 
-    sampling: dict[str, Any] = {}
+    sampling: dict[str, Any] = {"max_tokens": max_tokens}
     if temperature is not None:
         sampling["temperature"] = temperature
-    if max_tokens is not None:
-        sampling["max_tokens"] = max_tokens
     key = api_key(api_key_env)
     if api_key_env and key is None:
         raise CommandError(f"--api-key-env {api_key_env}: that variable is not set")

@@ -2,7 +2,9 @@
 
 A policy gets the env (for optional methods such as `oracle_reply`), the chat so far (what a
 model sees) and the episode's own RNG, and returns the reply text. A policy that cannot answer
-raises `PolicyError`: that episode ends with status "error", and the run goes on.
+raises `PolicyError`: that episode ends with status "error", and the run goes on. A policy that
+can no longer answer at all (its endpoint is down) says so in `stop_reason()`, and the runner
+starts no new episode.
 """
 
 from __future__ import annotations
@@ -40,14 +42,20 @@ class Policy(Protocol):
     async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
         """The reply to `messages` (the chat so far, ending with the env's observation)."""
 
+    def stop_reason(self) -> str | None:
+        """Why no new episode should start (e.g. nothing answers at the API), or None."""
+
     async def close(self) -> None:
         """Release what `prepare` opened."""
 
 
 class _Local:
-    """A policy that needs no set-up and holds nothing."""
+    """A policy that needs no set-up, holds nothing and can always answer."""
 
     async def prepare(self) -> None:
+        return None
+
+    def stop_reason(self) -> str | None:
         return None
 
     async def close(self) -> None:

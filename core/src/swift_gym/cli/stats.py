@@ -2,6 +2,8 @@
 
 Failed episodes (status "error") count as episodes that did not succeed: a server that drops
 half the requests should show up as a lower success rate, not vanish from the denominator.
+Episodes not played (status "not_played": the run stopped before them, on Ctrl-C or because the
+endpoint was down) are no results at all: they are counted apart and are not in any rate's n.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from .episodes import NOT_PLAYED
 
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the normal distribution."""
@@ -39,8 +43,9 @@ def wilson_ci(successes: int, n: int) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def summarize(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Success rate, reward, turns, invalid actions, statuses and errors of `records`."""
+def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict[str, Any]:
+    """Success rate, reward, turns, invalid actions, statuses and errors of `records`;
+    `unrecorded` more episodes were not played and have no record."""
     rewards: list[float] = []
     turns: list[int] = []
     successes = 0
@@ -48,6 +53,9 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     errors: Counter[str] = Counter()
     judged = invalid = 0
     for record in records:
+        if record.get("status") == NOT_PLAYED:
+            unrecorded += 1
+            continue
         rewards.append(float(record.get("total_reward") or 0.0))
         turns.append(int(record.get("num_turns") or 0))
         successes += bool(record.get("success"))
@@ -59,10 +67,13 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
                 judged += 1
                 invalid += not turn["valid_action"]
     n = len(rewards)
+    if unrecorded:
+        statuses[NOT_PLAYED] = unrecorded
     mean, low, high = mean_ci(rewards)
     rate_low, rate_high = wilson_ci(successes, n)
     return {
         "episodes": n,
+        "not_played": unrecorded,
         "success_rate": successes / n if n else math.nan,
         "success_rate_ci95": [rate_low, rate_high],
         "mean_reward": mean,

@@ -15,13 +15,20 @@ def _rate(value: float | None) -> str:
     return "n/a" if value is None or math.isnan(value) else f"{value:.1%}"
 
 
+def _number(value: float, digits: int = 3) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
+
+
 def _interval(pair: list[float]) -> str:
     low, high = pair
     return "" if math.isnan(low) else f"95% CI {low:.3f} to {high:.3f}"
 
 
-def print_summary(summary: dict[str, Any], title: str, output: str | None) -> None:
-    """Print `summary` (from `stats.summarize`) under `title`."""
+def print_summary(
+    summary: dict[str, Any], title: str, output: str | None, stopped: str | None = None
+) -> None:
+    """Print `summary` (from `stats.summarize`) under `title`; `stopped`: why the run ended
+    before its last episode."""
     n = summary["episodes"]
     successes = round(summary["success_rate"] * n) if n else 0
     table = Table(box=None, show_header=False, title=title, title_justify="left", pad_edge=False)
@@ -30,13 +37,13 @@ def print_summary(summary: dict[str, Any], title: str, output: str | None) -> No
     table.add_column(style="dim")
     table.add_row(
         "success rate",
-        f"{summary['success_rate']:.3f}",
+        _number(summary["success_rate"]),
         f"{successes} of {n}; {_interval(summary['success_rate_ci95'])}",
     )
     table.add_row(
-        "mean reward", f"{summary['mean_reward']:.3f}", _interval(summary["mean_reward_ci95"])
+        "mean reward", _number(summary["mean_reward"]), _interval(summary["mean_reward_ci95"])
     )
-    table.add_row("mean turns", f"{summary['mean_turns']:.2f}", "")
+    table.add_row("mean turns", _number(summary["mean_turns"], 2), "")
     table.add_row("invalid actions", _rate(summary["invalid_action_rate"]), "of replies")
     statuses = ", ".join(f"{status} {count}" for status, count in summary["statuses"].items())
     table.add_row("statuses", "", Text(statuses))
@@ -46,10 +53,14 @@ def print_summary(summary: dict[str, Any], title: str, output: str | None) -> No
         Text(str(failed), style="red" if failed else "green"),
         "env or policy error",
     )
+    if summary.get("not_played"):
+        table.add_row("not played", str(summary["not_played"]), "not in the rates above")
     out = stdout()
     out.print(table)
     for error, count in summary["errors"].items():
         out.print(Text.assemble((f"  {count} x ", "red"), error))
+    if stopped:
+        out.print(Text.assemble(("stopped early: ", "bold red"), stopped))
     if output:
         out.print(Text(f"trajectories: {output}"))
     else:
