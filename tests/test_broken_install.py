@@ -61,7 +61,13 @@ def test_the_stand_in_is_filled_by_an_intact_install(swift_venv) -> None:
     result = env.run(PROBE)
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout)
-    assert seen["envs"] == ["frozen_lake", "math_env", "swift-gym-frozen-lake:frozen_lake"]
+    assert seen["envs"] == [
+        "frozen_lake",
+        "frozen_lake_ms_swift",
+        "math_env",
+        "swift-gym-frozen-lake:frozen_lake",
+        "swift-gym-frozen-lake:frozen_lake_ms_swift",
+    ]
     assert seen["schedulers"] == ["gym_scheduler", "swift_gym"]
     assert result.stderr == ""
 

@@ -106,9 +106,9 @@ def test_list_of_100k_envs_is_complete(many: dict[str, str]) -> None:
     result = run("list", env=many)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert len(lines) == 1 + 100_001  # the header, the levels and FrozenLake
-    assert re.fullmatch(r"level_04242\s+gym-many\s+1\.0\s+levels of a family", lines[4244])
-    assert len(json.loads(run("list", "--json", env=many).stdout)) == 100_001
+    assert len(lines) == 1 + 100_002  # the header, the levels and FrozenLake's two
+    assert re.fullmatch(r"level_04242\s+gym-many\s+1\.0\s+levels of a family", lines[4245])
+    assert len(json.loads(run("list", "--json", env=many).stdout)) == 100_002
 
 
 def test_an_unknown_env_among_100k_is_a_short_message(many: dict[str, str]) -> None:
@@ -116,8 +116,8 @@ def test_an_unknown_env_among_100k_is_a_short_message(many: dict[str, str]) -> N
     assert result.returncode == 2
     assert len(result.stderr) < 1000, len(result.stderr)
     assert result.stderr.startswith("error: unknown env 'level_0424x'. Did you mean 'level_04240'?")
-    assert "frozen_lake, level_00000, level_00001," in result.stderr
-    assert "and 99,981 more (swift-gym list shows them all)." in result.stderr
+    assert "frozen_lake, frozen_lake_ms_swift, level_00000, level_00001," in result.stderr
+    assert "and 99,982 more (swift-gym list shows them all)." in result.stderr
 
 
 def test_validate_with_many_bad_rows_among_100k_envs_stays_small(
@@ -133,4 +133,4 @@ def test_validate_with_many_bad_rows_among_100k_envs_stays_small(
     assert len(result.stdout) < 200 * 1500, len(result.stdout)
     first = report["problems"][0]
     assert "did you mean 'level_00000'?" in first["reason"], first
-    assert "and 99,981 more" in first["reason"]
+    assert "and 99,982 more" in first["reason"]
