@@ -315,7 +315,7 @@ def test_eval_keeps_every_episode_when_the_model_writes_a_lone_surrogate(
     proxies = [k for k in os.environ if "proxy" in k.lower()]
     result = run(
         "eval", "frozen_lake", "--policy", "openai", "--base-url", surrogate_server,
-        "-n", "5", "--max-turns", "1", "-o", str(out),
+        "-n", "5", "--max-turns", "3", "-o", str(out),
         env={"NO_PROXY": "127.0.0.1"}, drop=[*proxies, "OPENAI_API_KEY"],
     )  # fmt: skip
     assert "Traceback" not in result.stderr
@@ -323,6 +323,9 @@ def test_eval_keeps_every_episode_when_the_model_writes_a_lone_surrogate(
     records = [json.loads(line) for line in out.read_bytes().decode("utf-8").splitlines()]
     assert len(records) == 5
     assert records[0]["turns"][0]["reply"] == "\ud800 <action>down</action>"  # exactly
+    # the next requests carried the surrogate back to the server: no episode failed on it
+    assert all(record["error"] is None for record in records), records[0]["error"]
+    assert any(record["num_turns"] > 1 for record in records)
     page = tmp_path / "t.html"
     report = run("report", str(out), "-o", str(page))
     assert report.returncode == 0, report.stderr

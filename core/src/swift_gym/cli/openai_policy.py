@@ -21,6 +21,7 @@ import httpx
 
 from ..errors import short_repr
 from .errors import EXIT_PROBLEMS, CommandError
+from .json_text import dumps as json_dumps
 from .policies import PolicyError
 
 if TYPE_CHECKING:
@@ -222,7 +223,11 @@ class OpenAIPolicy:
     async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
         body = {"model": self.model, "messages": messages, **self.sampling}
         try:
-            response, attempts = await self._send("POST", "chat/completions", json=body)
+            # Not httpx's json=: it encodes strict UTF-8, and a reply the model wrote may hold
+            # a lone surrogate that the conversation sends back (JSON carries it as an escape).
+            response, attempts = await self._send(
+                "POST", "chat/completions", content=json_dumps(body).encode(), headers=_JSON
+            )
         except _Failed as failed:
             self._recent.append(_connected(failed.error))
             reason = f"{self._describe(failed.error)}; {_attempts(failed.attempts)}"
@@ -254,6 +259,9 @@ class OpenAIPolicy:
 
     async def close(self) -> None:
         await self._client.aclose()
+
+
+_JSON = {"Content-Type": "application/json"}
 
 
 def _tell(message: str) -> None:

@@ -19,7 +19,7 @@ def progress_bar(counting: bool = True) -> Progress:
     """A bar for counted work (episodes, rows) or, with `counting=False`, for bytes read."""
     console = stderr()
     columns = [
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # names can come from a server
         BarColumn(),
         MofNCompleteColumn() if counting else TaskProgressColumn(),
         TimeElapsedColumn(),

@@ -8,6 +8,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from . import visible
 from .console import stdout
 
 
@@ -31,7 +32,9 @@ def print_summary(
     before its last episode."""
     n = summary["episodes"]
     successes = round(summary["success_rate"] * n) if n else 0
-    table = Table(box=None, show_header=False, title=title, title_justify="left", pad_edge=False)
+    table = Table(
+        box=None, show_header=False, title=visible.rich(title), title_justify="left", pad_edge=False
+    )
     table.add_column(style="bold")
     table.add_column(justify="right")
     table.add_column(style="dim")
@@ -46,7 +49,7 @@ def print_summary(
     table.add_row("mean turns", _number(summary["mean_turns"], 2), "")
     table.add_row("invalid actions", _rate(summary["invalid_action_rate"]), "of replies")
     statuses = ", ".join(f"{status} {count}" for status, count in summary["statuses"].items())
-    table.add_row("statuses", "", Text(statuses))
+    table.add_row("statuses", "", visible.rich(statuses))
     failed = summary["failed_episodes"]
     table.add_row(
         "failed episodes",
@@ -58,10 +61,10 @@ def print_summary(
     out = stdout()
     out.print(table)
     for error, count in summary["errors"].items():
-        out.print(Text.assemble((f"  {count} x ", "red"), error))
+        out.print(Text.assemble((f"  {count} x ", "red"), visible.rich(error)))
     if stopped:
-        out.print(Text.assemble(("stopped early: ", "bold red"), stopped))
+        out.print(Text.assemble(("stopped early: ", "bold red"), visible.rich(stopped)))
     if output:
-        out.print(Text(f"trajectories: {output}"))
+        out.print(visible.rich(f"trajectories: {output}"))
     else:
         out.print("[dim]trajectories not kept: pass -o FILE.jsonl to keep them[/]")
