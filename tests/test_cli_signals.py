@@ -149,7 +149,8 @@ def test_any_command_ends_quietly_on_a_signal(signum: int, code: int, tmp_path: 
     process.send_signal(signum)
     _, stderr = finish(process)
     assert process.returncode == code
-    assert stderr.strip() == ""  # no traceback, no "Aborted!"
+    said = stderr.strip()  # no traceback, no "Aborted!": at most what dataset says it did
+    assert said in ("", f"interrupted: wrote nothing to {out}"), said
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +196,8 @@ def test_a_closed_pipe_ends_any_command_quietly_with_0(
 def test_replay_into_head_exits_0(trajectories: Path) -> None:
     process = spawn("replay", str(trajectories))
     assert process.stdout is not None and process.stderr is not None
-    assert process.stdout.readline().startswith("episode 0")
+    first = [process.stdout.readline() for _ in range(2)]  # a rule, then the headline
+    assert first[1].startswith("episode 0"), first
     process.stdout.close()  # as `head -1` does
     stderr = process.stderr.read()
     process.wait(WAIT)
