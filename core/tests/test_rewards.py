@@ -87,3 +87,29 @@ def test_orm_classes_call_through_and_import_lazy_rewards_on_first_use(
     assert classes["lazy_length"]()(["abcd"]) == [4.0]
     total = classes["swift_gym_total"]()
     assert total(["x"], rollout_infos=[{"total_reward": 0.5}]) == [0.5]
+
+
+EXITING_REWARD = """
+import sys
+sys.exit(4)
+"""
+
+EXITING_PLUGIN = """
+import swift_gym
+
+@swift_gym.hookimpl
+def swift_gym_register_rewards(register):
+    register("exits", "gym_exiting_reward:nothing")
+"""
+
+
+def test_a_lazy_reward_whose_module_exits_raises_a_clear_error(fake_dist, monkeypatch) -> None:
+    fake_dist(
+        "gym-exits",
+        plugins={"r": "gym_exits"},
+        modules={"gym_exits": EXITING_PLUGIN, "gym_exiting_reward": EXITING_REWARD},
+    )
+    monkeypatch.setenv("SWIFT_GYM_LOAD_PLUGINS", "gym-exits")
+    reward = reward_functions(FakeORM)["exits"]()
+    with pytest.raises(RuntimeError, match=r"'exits' .* failed to import: SystemExit: .*exit\(4\)"):
+        reward(["x"])

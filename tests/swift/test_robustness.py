@@ -399,6 +399,22 @@ def test_module_paths_end_only_their_own_episodes_under_swift_gym(
     assert not canary.exists() and "somecanarymodule" not in sys.modules
 
 
+def test_an_explicit_null_name_fails_as_in_ms_swift_and_says_why(
+    rows, make_scheduler, run_rollout, oracle
+) -> None:
+    """ms-swift takes `"name": null` as the name (no --gym_env fallback): so do the swift_gym
+    scheduler's records, and the error says so instead of telling to pass --gym_env."""
+    scheduler = make_scheduler("swift_gym", oracle)
+    configs = [{"seed": seed} for seed in GOOD_SEEDS] + [{"name": None, "seed": 0}]
+    outputs = run_rollout("swift_gym", oracle, rows(*configs), scheduler=scheduler)
+    assert_good_rows_completed(outputs[:3])
+    infos = outputs[3].rollout_infos
+    assert infos["total_reward"] == 0.0
+    assert infos["env_name"] == "None"
+    assert "env_config['name'] is null" in infos["env_error"], infos["env_error"]
+    assert "pass the env name" not in infos["env_error"]
+
+
 GYM_ENV_FROM_THE_COMMAND_LINE = (
     "from swift.rollout.multi_turn import multi_turns; "
     "s = multi_turns['gym_scheduler'](max_turns=3, gym_env='somecanarymodule:attr'); "

@@ -108,10 +108,12 @@ class InvalidConfigError(SwiftGymError, ValueError):
 class UnknownEnvError(SwiftGymError, LookupError):
     """A name that no installed env package registers."""
 
-    def __init__(self, name: str | None, installed: Sequence[str]):
+    def __init__(self, name: str | None, installed: Sequence[str], explicit_null: bool = False):
         from .env_names import as_env_names
 
         self.name = name
+        self.explicit_null = explicit_null
+        """The row said `"name": null`, which ms-swift takes as the name (no --gym_env)."""
         self.installed = as_env_names(installed)
         """Every name that would work (an `EnvNames`: bounded did-you-mean and listing)."""
         super().__init__(name, self.installed)
@@ -131,7 +133,12 @@ class UnknownEnvError(SwiftGymError, LookupError):
         return self._suggestion[0]
 
     def __str__(self) -> str:
-        if self.name is None:
+        if self.name is None and self.explicit_null:
+            lines = [
+                "env_config['name'] is null, and ms-swift takes an explicit null as the env name "
+                "(it does not fall back to --gym_env): drop the key or give a name."
+            ]
+        elif self.name is None:
             lines = ["no env name given: set env_config['name'] or pass the env name (--gym_env)."]
         else:
             lines = [f"unknown env {short_repr(self.name)}."]

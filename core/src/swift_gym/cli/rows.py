@@ -27,6 +27,7 @@ from ..errors import (
     printable,
     short_repr,
 )
+from ..plugins import contain, describe_error
 from .json_text import TooDeepError, loads
 
 if TYPE_CHECKING:
@@ -198,8 +199,9 @@ class RowChecker:
         except InvalidConfigError as error:
             problems = tuple(_in_env_config(problem) for problem in error.problems)
             return RowCheck(name, problems, error.omitted)
-        except Exception as error:  # an env's constructor may raise anything: report it
-            reason = f"building the env raised {type(error).__name__}: {error}"
+        except BaseException as error:  # an env's constructor may raise anything: report it
+            contain(error, f"building env {name!r}")  # SystemExit too; Ctrl-C still stops
+            reason = f"building the env raised {describe_error(error)}"
             return RowCheck(name, (ConfigProblem("env_config", reason, has_value=False),))
         return RowCheck(name)
 

@@ -88,7 +88,11 @@ def _explain_unknown_envs(scheduler_class: type) -> None:
         except TypeError:  # an unhashable name from a dataset row
             known = False
         if not known:
-            raise UnknownEnvError(name if isinstance(name, str) else repr(name), _names_of(envs))
+            if name is None and "name" in config:
+                raise UnknownEnvError(None, _names_of(envs), explicit_null=True)
+            raise UnknownEnvError(
+                name if isinstance(name, str) or name is None else repr(name), _names_of(envs)
+            )
         return envs[name](env_config)  # what the original does, minus its `.get` on non-dicts
 
     _create_env._swift_gym_wrapped = True  # type: ignore[attr-defined]

@@ -12,7 +12,14 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Protocol
 
-from ..plugins import LoadedPlugins, PluginInfo, call_each_plugin, load_plugins
+from ..plugins import (
+    LoadedPlugins,
+    PluginInfo,
+    call_each_plugin,
+    contain,
+    describe_error,
+    load_plugins,
+)
 
 logger = logging.getLogger("swift_gym")
 
@@ -90,7 +97,14 @@ def _orm_class(orm_base: type, name: str, reward: RewardFunction | str) -> type:
         if function is None:
             from ..registry import _import_target
 
-            function = _import_target(reward)  # type: ignore[arg-type]
+            try:
+                function = _import_target(reward)  # type: ignore[arg-type]
+            except BaseException as error:  # sys.exit() in a reward module: say whose it was
+                contain(error, f"importing swift-gym reward {name!r} ({reward})")
+                raise RuntimeError(
+                    f"swift-gym reward {name!r} ({reward}) failed to import: "
+                    f"{describe_error(error)}"
+                ) from error
             type(self)._function = staticmethod(function)
         return list(function(completions, **kwargs))
 

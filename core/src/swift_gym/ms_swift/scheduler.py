@@ -114,8 +114,13 @@ def make_scheduler_class(base: type) -> type:
             if uuid in self._envs:
                 await self._close_and_remove(uuid)
             env_config = (getattr(request, "data_dict", None) or {}).get("env_config", {})
-            name = env_config.get("name") if isinstance(env_config, dict) else None
-            self._records[uuid] = _new_record(name or self.gym_env_name)
+            # the name ms-swift's _create_env uses: an explicit null is the name, not --gym_env
+            name = (
+                env_config.get("name", self.gym_env_name)
+                if isinstance(env_config, dict)
+                else self.gym_env_name
+            )
+            self._records[uuid] = _new_record(name if isinstance(name, str) else repr(name))
             env = None
             try:
                 env = self._create_env(env_config)
