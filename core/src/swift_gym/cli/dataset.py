@@ -18,15 +18,13 @@ from rich.text import Text
 from ..config import SEED_MAX
 from .console import stderr
 from .envs import check_base_config
-from .errors import EXIT_PROBLEMS, CommandError
+from .errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, CommandError
 from .json_text import dumps
 from .mix import parse_mix, row_envs
 from .options import parse_overrides, set_option
 from .output_files import describe, open_output
 from .progress import progress_bar
 from .rows import RowChecker
-
-EXIT_INTERRUPTED = 130
 
 PLACEHOLDER = "<placeholder>"
 """The user message of each row: ms-swift's gym scheduler replaces it with the env's reset."""

@@ -31,9 +31,9 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import IO
 
+from ..plugins import terminate
 from .errors import CommandError
 
 STDOUT = "-"
@@ -165,9 +165,6 @@ def _removed_on_sigterm() -> Iterator[None]:
     if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
         yield
         return
-
-    def terminate(signum: int, frame: FrameType | None) -> None:
-        raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, terminate)
     try:
