@@ -1,0 +1,127 @@
+"""`swift-gym export`: recorded episodes as a `swift sft` dataset (see `evaluation.sft`).
+
+What the file holds came from a model and an env: shown escaped in warnings, written exactly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.text import Text
+
+from ..evaluation.sft import NotAConversation, Selection, row_line, sft_row
+from . import visible
+from .console import stderr
+from .errors import CommandError
+from .output_files import describe, open_output
+from .trajectories import read_trajectories
+
+_SHOWN_PROBLEMS = 20
+
+
+def trajectory_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """Each path, a directory as the `.jsonl` files in it (by name): training writes one file
+    per process into one directory."""
+    for path in paths:
+        if not path.is_dir():
+            yield path
+            continue
+        files = sorted(file for file in path.glob("*.jsonl") if file.is_file())
+        if not files:
+            raise CommandError(f"{path} holds no .jsonl file of episodes")
+        yield from files
+
+
+def _summary(counts: Counter[str]) -> str:
+    return ", ".join(f"{count} {reason}" for reason, count in counts.most_common())
+
+
+@click.command()
+@click.argument(
+    "trajectories", nargs=-1, required=True,
+    type=click.Path(exists=True, readable=True, path_type=Path),
+)  # fmt: skip
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+    default="-", show_default=True,
+    help="JSONL file to write ('-': stdout), whole or not at all.",
+)  # fmt: skip
+@click.option(
+    "--status", "statuses", multiple=True, metavar="STATUS",
+    help="Only episodes that ended with this status (repeatable): goal, done, max_turns...",
+)  # fmt: skip
+@click.option("--min-reward", type=float, help="Only episodes with at least this total reward.")
+@click.option("--successful", is_flag=True, help="Only episodes whose record says success.")
+def export(
+    trajectories: tuple[Path, ...],
+    output: Path,
+    statuses: tuple[str, ...],
+    min_reward: float | None,
+    successful: bool,
+) -> None:
+    """Write the episodes of TRAJECTORIES (files from `swift-gym eval -o`, or directories of
+    training trajectories) as a `swift sft` dataset: one {"messages": [...]} row per episode,
+    the system prompt, observations and replies exactly as the model was shown them, ending
+    with its last reply.
+
+    Failed episodes (status error) and episodes never played are never exported. Says on
+    stderr how many rows were written and how many episodes were skipped, and why.
+
+    Then: swift sft --model MODEL --dataset sft.jsonl ...
+    """
+    try:
+        selection = Selection(statuses or None, min_reward, successful)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    skipped: Counter[str] = Counter()
+    written = problems = 0
+    try:
+        with open_output(output) as file:
+            for path in trajectory_files(trajectories):
+                for record in _records(path):
+                    reason = selection.skip_reason(record)
+                    if reason is None:
+                        try:
+                            line = row_line(sft_row(record))
+                        except NotAConversation as error:
+                            reason = error.reason
+                            problems += 1
+                            if problems <= _SHOWN_PROBLEMS:
+                                _warn(path, record, str(error))
+                    if reason is not None:
+                        skipped[reason] += 1
+                        continue
+                    file.write(line + "\n")
+                    written += 1
+            total = written + sum(skipped.values())
+            if not written:
+                why = f": {_summary(skipped)}" if skipped else ""
+                raise CommandError(f"no episode to export from {total} episodes{why}")
+    except KeyboardInterrupt:
+        stderr().print(f"[bold red]interrupted:[/] wrote nothing to {describe(output)}")
+        raise
+    except OSError as error:  # the disk filled up, the FIFO's reader left...
+        raise CommandError(f"cannot write {output}: {error.strerror or error}") from None
+    if problems > _SHOWN_PROBLEMS:
+        stderr().print(Text(f"skipped {problems} records in all that hold no chat", "yellow"))
+    text = f"wrote {written} rows to {describe(output)} from {total} episodes"
+    if skipped:
+        text += f"; skipped {sum(skipped.values())}: {_summary(skipped)}"
+    stderr().print(visible.rich(text))
+
+
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of `path`; a file that cannot be read is an error naming it."""
+    try:
+        yield from read_trajectories(path)
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _warn(path: Path, record: dict[str, Any], problem: str) -> None:
+    where = f"{path}, episode {visible.brief(record.get('index'))}: {problem}"
+    stderr().print(Text.assemble(("skipped: ", "bold yellow"), visible.rich(where)))
