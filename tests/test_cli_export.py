@@ -359,3 +359,32 @@ def test_export_is_listed_in_help() -> None:
     assert "export" in result.stdout
     result = run("export", "--help")
     assert result.returncode == 0 and "swift sft" in result.stdout
+
+
+def test_the_output_never_replaces_an_input(tmp_path: Path) -> None:
+    path = write(tmp_path / "t.jsonl", [record(0, "goal")])
+    before = path.read_text()
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(path)
+    for output in (path, link):
+        result = run("export", str(path), "-o", str(output))
+        assert result.returncode == 2 and "is the output too" in result.stderr
+        assert path.read_text() == before
+
+
+def test_the_output_in_the_directory_read_is_not_read(tmp_path: Path) -> None:
+    # twice: the second run finds the first one's sft.jsonl (and, while writing, its own
+    # hidden temporary file) in the directory, and reads neither
+    write(tmp_path / "host-1.jsonl", [record(0, "goal"), record(1, "goal")])
+    output = tmp_path / "sft.jsonl"
+    for _ in range(2):
+        result = run("export", str(tmp_path), "-o", str(output))
+        assert result.returncode == 0, result.stderr
+        assert "wrote 2 rows" in result.stderr and "skipped" not in result.stderr
+    assert len(rows_of(output)) == 2
+
+
+def test_episodes_from_stdin(mixed: Path) -> None:
+    result = run("export", "-", "--status", "goal", stdin=mixed.read_text())
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.splitlines()) == 2

@@ -17,23 +17,41 @@ from ..evaluation.sft import NotAConversation, Selection, row_line, sft_row
 from . import visible
 from .console import stderr
 from .errors import CommandError
-from .output_files import describe, open_output
+from .output_files import describe, is_stdout, open_output
 from .trajectories import read_trajectories
 
 _SHOWN_PROBLEMS = 20
 
 
-def trajectory_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """Each path, a directory as the `.jsonl` files in it (by name): training writes one file
-    per process into one directory."""
+def trajectory_files(paths: Iterable[Path], output: Path) -> list[Path]:
+    """The files to read: each path (`-` is stdin), a directory as the `.jsonl` files in it by
+    name (training writes one per process into one directory), hidden files and the output
+    left out. Listed before the output is opened, whose temporary file is hidden beside it."""
+    files: list[Path] = []
     for path in paths:
+        if _same_file(path, output):
+            raise CommandError(f"{path} is the output too: writing would replace the episodes")
         if not path.is_dir():
-            yield path
+            files.append(path)
             continue
-        files = sorted(file for file in path.glob("*.jsonl") if file.is_file())
-        if not files:
+        found = sorted(
+            file
+            for file in path.glob("*.jsonl")
+            if file.is_file() and not file.name.startswith(".") and not _same_file(file, output)
+        )
+        if not found:
             raise CommandError(f"{path} holds no .jsonl file of episodes")
-        yield from files
+        files.extend(found)
+    return files
+
+
+def _same_file(path: Path, output: Path) -> bool:
+    if is_stdout(path) or is_stdout(output):
+        return False
+    try:
+        return path.samefile(output)
+    except OSError:  # the output does not exist yet
+        return False
 
 
 def _summary(counts: Counter[str]) -> str:
@@ -43,7 +61,7 @@ def _summary(counts: Counter[str]) -> str:
 @click.command()
 @click.argument(
     "trajectories", nargs=-1, required=True,
-    type=click.Path(exists=True, readable=True, path_type=Path),
+    type=click.Path(exists=True, readable=True, allow_dash=True, path_type=Path),
 )  # fmt: skip
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
@@ -63,10 +81,10 @@ def export(
     min_reward: float | None,
     successful: bool,
 ) -> None:
-    """Write the episodes of TRAJECTORIES (files from `swift-gym eval -o`, or directories of
-    training trajectories) as a `swift sft` dataset: one {"messages": [...]} row per episode,
-    the system prompt, observations and replies exactly as the model was shown them, ending
-    with its last reply.
+    """Write the episodes of TRAJECTORIES (files from `swift-gym eval -o`, directories of
+    training trajectories, or '-' for stdin) as a `swift sft` dataset: one {"messages": [...]}
+    row per episode, the system prompt, observations and replies exactly as the model was
+    shown them, ending with its last reply.
 
     Failed episodes (status error) and episodes never played are never exported. Says on
     stderr how many rows were written and how many episodes were skipped, and why.
@@ -77,11 +95,12 @@ def export(
         selection = Selection(statuses or None, min_reward, successful)
     except ValueError as error:
         raise CommandError(str(error)) from None
+    files = trajectory_files(trajectories, output)
     skipped: Counter[str] = Counter()
     written = problems = 0
     try:
         with open_output(output) as file:
-            for path in trajectory_files(trajectories):
+            for path in files:
                 for record in _records(path):
                     reason = selection.skip_reason(record)
                     if reason is None:
