@@ -9,6 +9,9 @@ OpenAI-compatible server on 127.0.0.1 received while `swift-gym eval` played thr
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_runner import run
+from cli_runner import SCRIPT, run
 from openai_server import completion, solve_reply
 
 SYSTEM = "You play. Answer with a tag."
@@ -388,3 +391,28 @@ def test_episodes_from_stdin(mixed: Path) -> None:
     result = run("export", "-", "--status", "goal", stdin=mixed.read_text())
     assert result.returncode == 0, result.stderr
     assert len(result.stdout.splitlines()) == 2
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_mid_export_leaves_the_old_output(signum: int, code: int, tmp_path: Path) -> None:
+    # the episodes come through a FIFO that stays open: the command is still reading when
+    # the signal comes (its open of the FIFO is what lets ours return)
+    fifo, output = tmp_path / "episodes", tmp_path / "sft.jsonl"
+    os.mkfifo(fifo)
+    output.write_text("old\n")
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
+    process = subprocess.Popen(
+        [str(SCRIPT), "export", str(fifo), "-o", str(output)],
+        stderr=subprocess.PIPE, text=True, env={**environ, "NO_COLOR": "1"},
+    )  # fmt: skip
+    try:
+        with fifo.open("w") as episodes:
+            episodes.write("".join(json.dumps(record(i, "goal")) + "\n" for i in range(50)))
+            episodes.flush()
+            process.send_signal(signum)
+            _, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == code and "Traceback" not in stderr
+    assert output.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["episodes", "sft.jsonl"]
