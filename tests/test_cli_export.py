@@ -416,3 +416,15 @@ def test_a_signal_mid_export_leaves_the_old_output(signum: int, code: int, tmp_p
     assert process.returncode == code and "Traceback" not in stderr
     assert output.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["episodes", "sft.jsonl"]
+
+
+def test_many_records_without_a_chat_are_warned_about_briefly(tmp_path: Path) -> None:
+    broken = [{**record(i, "goal"), "observation": 0} for i in range(1, 31)]
+    result, rows = export(str(write(tmp_path / "t.jsonl", [record(0, "goal"), *broken])))
+    assert result.returncode == 0 and len(rows) == 1
+    assert result.stderr.count("skipped: ") == 20
+    assert "skipped 30 records in all that hold no chat" in result.stderr
+    assert (
+        "wrote 1 row to stdout from 31 episodes" in result.stderr
+        and "skipped 30: 30 not a conversation" in result.stderr
+    )

@@ -5,20 +5,21 @@ What the file holds came from a model and an env: shown escaped in warnings, wri
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.text import Text
 
-from ..evaluation.sft import NotAConversation, Selection, row_line, sft_row
+from ..evaluation.sft import ExportCounts, Selection, sft_lines
 from . import visible
 from .console import stderr
 from .errors import CommandError
 from .output_files import describe, is_stdout, open_output
 from .trajectories import read_trajectories
+from .transcript import plural
 
 _SHOWN_PROBLEMS = 20
 
@@ -52,10 +53,6 @@ def _same_file(path: Path, output: Path) -> bool:
         return path.samefile(output)
     except OSError:  # the output does not exist yet
         return False
-
-
-def _summary(counts: Counter[str]) -> str:
-    return ", ".join(f"{count} {reason}" for reason, count in counts.most_common())
 
 
 @click.command()
@@ -96,40 +93,34 @@ def export(
     except ValueError as error:
         raise CommandError(str(error)) from None
     files = trajectory_files(trajectories, output)
-    skipped: Counter[str] = Counter()
-    written = problems = 0
+    counts = ExportCounts()
     try:
         with open_output(output) as file:
             for path in files:
-                for record in _records(path):
-                    reason = selection.skip_reason(record)
-                    if reason is None:
-                        try:
-                            line = row_line(sft_row(record))
-                        except NotAConversation as error:
-                            reason = error.reason
-                            problems += 1
-                            if problems <= _SHOWN_PROBLEMS:
-                                _warn(path, record, str(error))
-                    if reason is not None:
-                        skipped[reason] += 1
-                        continue
+                warn = partial(_warn, path, counts)
+                for line in sft_lines(_records(path), selection, counts, warn):
                     file.write(line + "\n")
-                    written += 1
-            total = written + sum(skipped.values())
-            if not written:
-                why = f": {_summary(skipped)}" if skipped else ""
-                raise CommandError(f"no episode to export from {total} episodes{why}")
+            if not counts.written:
+                why = f": {counts.summary()}" if counts.skipped else ""
+                raise CommandError(
+                    f"no episode to export from {plural(counts.episodes, 'episode')}{why}"
+                )
     except KeyboardInterrupt:
-        stderr().print(f"[bold red]interrupted:[/] wrote nothing to {describe(output)}")
+        note = visible.rich(f"wrote nothing to {describe(output)}")
+        stderr().print(Text.assemble(("interrupted: ", "bold red"), note))
         raise
     except OSError as error:  # the disk filled up, the FIFO's reader left...
         raise CommandError(f"cannot write {output}: {error.strerror or error}") from None
-    if problems > _SHOWN_PROBLEMS:
-        stderr().print(Text(f"skipped {problems} records in all that hold no chat", "yellow"))
-    text = f"wrote {written} rows to {describe(output)} from {total} episodes"
-    if skipped:
-        text += f"; skipped {sum(skipped.values())}: {_summary(skipped)}"
+    if counts.problems > _SHOWN_PROBLEMS:
+        stderr().print(
+            Text(f"skipped {counts.problems} records in all that hold no chat", "yellow")
+        )
+    text = (
+        f"wrote {plural(counts.written, 'row')} to {describe(output)} "
+        f"from {plural(counts.episodes, 'episode')}"
+    )
+    if counts.skipped:
+        text += f"; skipped {sum(counts.skipped.values())}: {counts.summary()}"
     stderr().print(visible.rich(text))
 
 
@@ -141,6 +132,8 @@ def _records(path: Path) -> Iterator[dict[str, Any]]:
         raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
 
 
-def _warn(path: Path, record: dict[str, Any], problem: str) -> None:
+def _warn(path: Path, counts: ExportCounts, record: dict[str, Any], problem: Exception) -> None:
+    if counts.problems > _SHOWN_PROBLEMS:
+        return
     where = f"{path}, episode {visible.brief(record.get('index'))}: {problem}"
     stderr().print(Text.assemble(("skipped: ", "bold yellow"), visible.rich(where)))

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..cli.episodes import NOT_PLAYED
@@ -138,3 +139,46 @@ class Selection:
         if self.successful and record.get("success") is not True:
             return "not successful"
         return None
+
+
+@dataclass
+class ExportCounts:
+    """What an export did: rows written, and episodes skipped by reason."""
+
+    written: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    problems: int = 0
+    """Of the skipped: records that hold no chat (see `NotAConversation`)."""
+
+    @property
+    def episodes(self) -> int:
+        return self.written + sum(self.skipped.values())
+
+    def summary(self) -> str:
+        """`3 failed, 1 not played`: the reasons, most frequent first."""
+        return ", ".join(f"{count} {reason}" for reason, count in self.skipped.most_common())
+
+
+def sft_lines(
+    records: Iterable[dict[str, Any]],
+    selection: Selection,
+    counts: ExportCounts,
+    on_problem: Callable[[dict[str, Any], NotAConversation], None] | None = None,
+) -> Iterator[str]:
+    """The JSON line (see `row_line`) of each record `selection` keeps, counted in `counts`;
+    a record that holds no chat is skipped and passed to `on_problem`."""
+    for record in records:
+        reason = selection.skip_reason(record)
+        if reason is None:
+            try:
+                line = row_line(sft_row(record))
+            except NotAConversation as error:
+                reason = error.reason
+                counts.problems += 1
+                if on_problem is not None:
+                    on_problem(record, error)
+        if reason is not None:
+            counts.skipped[reason] += 1
+            continue
+        counts.written += 1
+        yield line
