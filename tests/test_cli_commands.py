@@ -36,6 +36,7 @@ def test_help_lists_every_command_and_the_exit_codes() -> None:
         "eval",
         "replay",
         "report",
+        "export",
     ):
         assert re.search(rf"^\s+{command}\s", result.stdout, re.M), command
     assert "Exit codes: 0 ok; 1 problems found" in " ".join(result.stdout.split())

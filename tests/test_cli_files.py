@@ -43,13 +43,14 @@ def trajectories(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(params=["dataset", "eval", "report"])
+@pytest.fixture(params=["dataset", "eval", "report", "export"])
 def write(request: pytest.FixtureRequest, trajectories: Path) -> Writer:
     """Runs one command with `-o PATH`."""
     commands = {
         "dataset": ("dataset", "frozen_lake", "-n", "3"),
         "eval": ("eval", "frozen_lake", "--policy", "oracle", "-n", "3"),
         "report": ("report", str(trajectories)),
+        "export": ("export", str(trajectories)),
     }
     return lambda path: run(*commands[request.param], "-o", str(path))
 

@@ -23,6 +23,7 @@ from ..plugins import terminate
 from .dataset import dataset
 from .errors import EXIT_INTERRUPTED, CommandError
 from .evaluate import evaluate
+from .export import export
 from .listing import info, list_envs, plugins
 from .new import new
 from .play import play
@@ -82,6 +83,7 @@ def cli() -> None:
 
 for command in (list_envs, info, plugins, validate, dataset, play, evaluate, replay, report, new):
     cli.add_command(command)
+cli.add_command(export)
 
 
 def _drop_stdout() -> None:

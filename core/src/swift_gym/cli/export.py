@@ -1,0 +1,139 @@
+"""`swift-gym export`: recorded episodes as a `swift sft` dataset (see `evaluation.sft`).
+
+What the file holds came from a model and an env: shown escaped in warnings, written exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.text import Text
+
+from ..evaluation.sft import ExportCounts, Selection, sft_lines
+from . import visible
+from .console import stderr
+from .errors import CommandError
+from .output_files import describe, is_stdout, open_output
+from .trajectories import read_trajectories
+from .transcript import plural
+
+_SHOWN_PROBLEMS = 20
+
+
+def trajectory_files(paths: Iterable[Path], output: Path) -> list[Path]:
+    """The files to read: each path (`-` is stdin), a directory as the `.jsonl` files in it by
+    name (training writes one per process into one directory), hidden files and the output
+    left out. Listed before the output is opened, whose temporary file is hidden beside it."""
+    files: list[Path] = []
+    for path in paths:
+        if _same_file(path, output):
+            raise CommandError(f"{path} is the output too: writing would replace the episodes")
+        if not path.is_dir():
+            files.append(path)
+            continue
+        found = sorted(
+            file
+            for file in path.glob("*.jsonl")
+            if file.is_file() and not file.name.startswith(".") and not _same_file(file, output)
+        )
+        if not found:
+            raise CommandError(f"{path} holds no .jsonl file of episodes")
+        files.extend(found)
+    return files
+
+
+def _same_file(path: Path, output: Path) -> bool:
+    if is_stdout(path) or is_stdout(output):
+        return False
+    try:
+        return path.samefile(output)
+    except OSError:  # the output does not exist yet
+        return False
+
+
+@click.command()
+@click.argument(
+    "trajectories", nargs=-1, required=True,
+    type=click.Path(exists=True, readable=True, allow_dash=True, path_type=Path),
+)  # fmt: skip
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+    default="-", show_default=True,
+    help="JSONL file to write ('-': stdout), whole or not at all.",
+)  # fmt: skip
+@click.option(
+    "--status", "statuses", multiple=True, metavar="STATUS",
+    help="Only episodes that ended with this status (repeatable): goal, done, max_turns...",
+)  # fmt: skip
+@click.option("--min-reward", type=float, help="Only episodes with at least this total reward.")
+@click.option("--successful", is_flag=True, help="Only episodes whose record says success.")
+def export(
+    trajectories: tuple[Path, ...],
+    output: Path,
+    statuses: tuple[str, ...],
+    min_reward: float | None,
+    successful: bool,
+) -> None:
+    """Write the episodes of TRAJECTORIES (files from `swift-gym eval -o`, directories of
+    training trajectories, or '-' for stdin) as a `swift sft` dataset: one {"messages": [...]}
+    row per episode, the system prompt, observations and replies exactly as the model was
+    shown them, ending with its last reply.
+
+    Failed episodes (status error) and episodes never played are never exported. Says on
+    stderr how many rows were written and how many episodes were skipped, and why.
+
+    Then: swift sft --model MODEL --dataset sft.jsonl ...
+    """
+    try:
+        selection = Selection(statuses or None, min_reward, successful)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    files = trajectory_files(trajectories, output)
+    counts = ExportCounts()
+    try:
+        with open_output(output) as file:
+            for path in files:
+                warn = partial(_warn, path, counts)
+                for line in sft_lines(_records(path), selection, counts, warn):
+                    file.write(line + "\n")
+            if not counts.written:
+                why = f": {counts.summary()}" if counts.skipped else ""
+                raise CommandError(
+                    f"no episode to export from {plural(counts.episodes, 'episode')}{why}"
+                )
+    except KeyboardInterrupt:
+        note = visible.rich(f"wrote nothing to {describe(output)}")
+        stderr().print(Text.assemble(("interrupted: ", "bold red"), note))
+        raise
+    except OSError as error:  # the disk filled up, the FIFO's reader left...
+        raise CommandError(f"cannot write {output}: {error.strerror or error}") from None
+    if counts.problems > _SHOWN_PROBLEMS:
+        stderr().print(
+            Text(f"skipped {counts.problems} records in all that hold no chat", "yellow")
+        )
+    text = (
+        f"wrote {plural(counts.written, 'row')} to {describe(output)} "
+        f"from {plural(counts.episodes, 'episode')}"
+    )
+    if counts.skipped:
+        text += f"; skipped {sum(counts.skipped.values())}: {counts.summary()}"
+    stderr().print(visible.rich(text))
+
+
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of `path`; a file that cannot be read is an error naming it."""
+    try:
+        yield from read_trajectories(path)
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _warn(path: Path, counts: ExportCounts, record: dict[str, Any], problem: Exception) -> None:
+    if counts.problems > _SHOWN_PROBLEMS:
+        return
+    where = f"{path}, episode {visible.brief(record.get('index'))}: {problem}"
+    stderr().print(Text.assemble(("skipped: ", "bold yellow"), visible.rich(where)))
