@@ -26,6 +26,9 @@ _EXPORTS = {
     "get_env_class": "registry",
     "make": "registry",
     "hookimpl": "hookspecs",
+    "evaluate": "evaluation",
+    "evaluate_async": "evaluation",
+    "EvalResult": "evaluation",
 }
 
 __all__ = [
@@ -35,11 +38,14 @@ __all__ = [
     "EnvConfig",
     "EnvLoadError",
     "EnvSpec",
+    "EvalResult",
     "InvalidConfigError",
     "Message",
     "SwiftGymError",
     "UnknownEnvError",
     "__version__",
+    "evaluate",
+    "evaluate_async",
     "get_env_class",
     "hookimpl",
     "list_envs",
@@ -59,6 +65,7 @@ if TYPE_CHECKING:
         SwiftGymError,
         UnknownEnvError,
     )
+    from .evaluation import EvalResult, evaluate, evaluate_async
     from .hookspecs import hookimpl
     from .registry import EnvSpec, get_env_class, list_envs, make
 

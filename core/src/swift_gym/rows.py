@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ..errors import (
+from .errors import (
     AmbiguousEnvError,
     ConfigProblem,
     EnvLoadError,
@@ -27,12 +27,12 @@ from ..errors import (
     printable,
     short_repr,
 )
-from ..plugins import contain, describe_error
 from .json_text import TooDeepError, loads
+from .plugins import contain, describe_error
 
 if TYPE_CHECKING:
-    from ..env import Env
-    from ..registry import Registry
+    from .env import Env
+    from .registry import Registry
 
 NO_ENV = "no env"
 """Where rows without a usable env name are counted (env names never hold spaces)."""
@@ -193,7 +193,7 @@ class RowChecker:
             if self.build:
                 self._build(env_class, env_config)
             else:
-                from ..config import validate_config
+                from .config import validate_config
 
                 validate_config(env_class.config_model, env_config, name)
         except InvalidConfigError as error:
@@ -206,7 +206,7 @@ class RowChecker:
         return RowCheck(name)
 
     def _build(self, env_class: type[Env], env_config: Mapping[str, Any]) -> None:
-        from ..env import Env
+        from .env import Env
 
         env = env_class(env_config)
         if type(env).close is not Env.close:

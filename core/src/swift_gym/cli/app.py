@@ -20,7 +20,7 @@ import click
 from .. import __version__
 from ..errors import SwiftGymError
 from .dataset import dataset
-from .errors import CommandError
+from .errors import from_library
 from .evaluate import evaluate
 from .listing import info, list_envs, plugins
 from .new import new
@@ -71,8 +71,8 @@ class Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except SwiftGymError as error:  # unknown env, invalid config...: the user can fix it
-            raise CommandError(str(error)) from None
+        except SwiftGymError as error:  # unknown env, invalid config, an API that is down...
+            raise from_library(error) from None
         except (KeyboardInterrupt, BrokenPipeError) as error:
             _quit_on_interrupt_or_closed_pipe(error)
 

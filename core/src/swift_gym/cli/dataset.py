@@ -16,15 +16,15 @@ import click
 from rich.text import Text
 
 from ..config import SEED_MAX
+from ..json_text import dumps
+from ..output_files import describe, open_output
+from ..rows import RowChecker
 from .console import stderr
 from .envs import check_base_config
 from .errors import EXIT_PROBLEMS, CommandError
-from .json_text import dumps
 from .mix import parse_mix, row_envs
 from .options import parse_overrides, set_option
-from .output_files import describe, open_output
 from .progress import progress_bar
-from .rows import RowChecker
 
 EXIT_INTERRUPTED = 130
 
