@@ -20,9 +20,7 @@ from typing import Any
 
 import pytest
 from cli_runner import run as run_command
-
-from swift_gym_frozen_lake import ACTIONS
-from swift_gym_frozen_lake.maps import DELTAS, distances_to, find
+from openai_server import completion, solve_reply
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -30,25 +28,6 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     proxies = [k for k in os.environ if "proxy" in k.lower()]
     local = {"NO_PROXY": "127.0.0.1", **(env or {})}
     return run_command(*args, env=local, drop=[*proxies, "OPENAI_API_KEY"])
-
-
-def solve_reply(observation: str) -> str:
-    """The shortest-path move for the grid in a FrozenLake observation, as an action tag."""
-    grid = [line.split() for line in observation.splitlines()]
-    rows = [
-        "".join(cells)
-        for cells in grid
-        if cells and all(len(c) == 1 and c in "SFHGP" for c in cells)
-    ]
-    position = find(tuple(rows), "P")
-    plain = tuple(row.replace("P", "F") for row in rows)
-    size, distance = len(plain), distances_to(plain, find(plain, "G"))
-    here = distance[position[0] * size + position[1]]
-    for action in ACTIONS:
-        r, c = position[0] + DELTAS[action][0], position[1] + DELTAS[action][1]
-        if 0 <= r < size and 0 <= c < size and distance[r * size + c] == here - 1:
-            return f"<action>{action}</action>"
-    raise AssertionError(f"no move towards G in {rows}")
 
 
 Answer = Callable[[dict[str, Any], int], tuple[int, Any]]
@@ -60,10 +39,6 @@ class Server:
     url: str
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
-
-
-def completion(text: str) -> dict[str, Any]:
-    return {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
 
 
 def solver(body: dict[str, Any], number: int) -> tuple[int, Any]:

@@ -276,3 +276,13 @@ def test_many_env_entry_points_of_one_distribution_read_its_metadata_once(
         ("gym-levels", "0.3")
     }
     assert len(reads) <= 3, len(reads)  # once per distribution, not once per env
+
+
+def test_contain_lets_sigterm_and_ctrl_c_through_but_not_a_plugins_exit() -> None:
+    from swift_gym.plugins import Terminated, contain
+
+    contain(SystemExit(3), "importing a plugin")  # a plugin's sys.exit(): contained
+    for stop in (Terminated(15), KeyboardInterrupt()):
+        with pytest.raises(type(stop)):
+            contain(stop, "importing a plugin")
+    assert Terminated(15).code == 143

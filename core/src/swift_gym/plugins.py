@@ -80,15 +80,32 @@ def describe_error(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
+class Terminated(SystemExit):
+    """SIGTERM, turned into an exit so `finally` blocks run (the command's handler raises it).
+
+    Raised wherever the program is when the signal arrives, so `contain` lets it through: a
+    plugin's own `sys.exit()` is contained, a SIGTERM is not.
+    """
+
+    def __init__(self, signum: int = 15):
+        super().__init__(128 + signum)
+
+
+def terminate(signum: int, frame: Any) -> None:
+    """A SIGTERM handler: raise `Terminated`."""
+    raise Terminated(signum)
+
+
 def contain(error: BaseException, doing: str) -> None:
-    """Re-raise a KeyboardInterrupt (saying what it interrupted); any other error is contained.
+    """Re-raise a KeyboardInterrupt or a `Terminated` (SIGTERM), saying what it interrupted; any
+    other error is contained.
 
     Code a plugin runs may raise anything, SystemExit and GeneratorExit included, and a plugin
     must only break itself. KeyboardInterrupt is the exception: Python raises it wherever the
     program is when Ctrl-C arrives, so a real Ctrl-C during a slow plugin import looks exactly
     like a plugin raising it; the user asked to stop, so it stops the program.
     """
-    if isinstance(error, KeyboardInterrupt):
+    if isinstance(error, (KeyboardInterrupt, Terminated)):
         logger.warning("swift-gym: interrupted while %s", doing)
         raise error
 

@@ -28,7 +28,7 @@ from .errors import (
     short_repr,
 )
 from .json_text import TooDeepError, loads
-from .plugins import contain, describe_error
+from .plugins import Terminated, describe_error
 
 if TYPE_CHECKING:
     from .env import Env
@@ -200,7 +200,9 @@ class RowChecker:
             problems = tuple(_in_env_config(problem) for problem in error.problems)
             return RowCheck(name, problems, error.omitted)
         except BaseException as error:  # an env's constructor may raise anything: report it
-            contain(error, f"building env {name!r}")  # SystemExit too; Ctrl-C still stops
+            if isinstance(error, (KeyboardInterrupt, Terminated)):  # Ctrl-C, SIGTERM: stop
+                raise
+            # anything else, a sys.exit() in the constructor included, is this row's problem
             reason = f"building the env raised {describe_error(error)}"
             return RowCheck(name, (ConfigProblem("env_config", reason, has_value=False),))
         return RowCheck(name)

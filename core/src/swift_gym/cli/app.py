@@ -19,8 +19,9 @@ import click
 
 from .. import __version__
 from ..errors import SwiftGymError
+from ..plugins import terminate
 from .dataset import dataset
-from .errors import from_library
+from .errors import EXIT_INTERRUPTED, from_library
 from .evaluate import evaluate
 from .listing import info, list_envs, plugins
 from .new import new
@@ -34,10 +35,6 @@ EPILOG = (
     "plugins); 2 usage errors (bad option, unknown env, invalid config); 130 Ctrl-C; 143 SIGTERM; "
     "0 when the reader of stdout has gone. NO_COLOR turns colours off."
 )
-
-
-EXIT_INTERRUPTED = 128 + signal.SIGINT
-EXIT_TERMINATED = 128 + signal.SIGTERM
 
 
 class _Quit(BaseException):
@@ -98,13 +95,9 @@ def _drop_stdout() -> None:
         pass
 
 
-def _terminate(signum: int, frame: Any) -> None:
-    raise SystemExit(EXIT_TERMINATED)
-
-
 def run(args: list[str] | None = None) -> NoReturn:
     """Run the command and exit with its code (see the module docstring)."""
-    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGTERM, terminate)
     try:
         try:
             cli.main(args, prog_name="swift-gym")

@@ -21,12 +21,10 @@ from ..output_files import describe, open_output
 from ..rows import RowChecker
 from .console import stderr
 from .envs import check_base_config
-from .errors import EXIT_PROBLEMS, CommandError
+from .errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, CommandError
 from .mix import parse_mix, row_envs
 from .options import parse_overrides, set_option
 from .progress import progress_bar
-
-EXIT_INTERRUPTED = 130
 
 PLACEHOLDER = "<placeholder>"
 """The user message of each row: ms-swift's gym scheduler replaces it with the env's reset."""
@@ -125,6 +123,8 @@ def dataset(
     except KeyboardInterrupt:
         stderr().print(f"[bold red]interrupted:[/] wrote nothing to {describe(output)}")
         raise SystemExit(EXIT_INTERRUPTED) from None
+    except BrokenPipeError:  # stdout's reader has gone: the command ends quietly (`app`)
+        raise
     except OSError as error:  # the disk filled up, the FIFO's reader left...
         raise CommandError(f"cannot write {output}: {error.strerror or error}") from None
     envs_text = ", ".join(f"{env}: {rows}" for env, rows in sorted(per_env.items()))

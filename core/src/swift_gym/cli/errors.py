@@ -3,6 +3,7 @@
 0: done, nothing wrong. 1: the command ran and found problems (bad dataset rows, episodes that
 failed, plugins that did not load). 2: it could not run as asked (bad option, unknown env,
 a config that does not validate, a missing file); click uses 2 for its own usage errors too.
+130 and 143: stopped by Ctrl-C or SIGTERM (128 + the signal's number, as shells report it).
 The library raises `SwiftGymError`s, never these: `from_library` turns one into a command error.
 """
 
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (128 + SIGINT)."""
+EXIT_TERMINATED = 143
+"""SIGTERM (128 + SIGTERM)."""
 
 
 class CommandError(click.ClickException):

@@ -23,14 +23,13 @@ from rich.text import Text
 from ..evaluation.episodes import parsed_action
 from . import visible
 from .console import stdout
-from .errors import EXIT_OK, EXIT_PROBLEMS
+from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS
 from .options import parse_overrides, set_option
 from .transcript import plural, section, step_note
 
 if TYPE_CHECKING:
     from ..env import Env, Message
 
-EXIT_INTERRUPTED = 130
 """Ctrl-C: 128 + SIGINT, as shells report a command a signal stopped."""
 PROMPT = Text("reply> ", style="bold cyan")
 
