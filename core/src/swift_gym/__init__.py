@@ -2,6 +2,12 @@
 
 Attributes load on first use (PEP 562), so `import swift_gym` costs a few milliseconds and
 pydantic, pluggy and the entry-point scan are paid only by the code that needs them.
+
+The rooms, bottom up: the contract (`env`, `config`, `errors`), the hooks and registries
+(`hookspecs`, `plugins`, `registry` for envs, `rewards` for reward functions), shared plumbing
+(`rows`, `json_text`, `output_files`), the library parts (`evaluation`: `evaluate(...)`;
+`testing`: the conformance kit), and the two faces on top (`ms_swift` adapters, the `cli`
+command). Nothing below imports anything above (core/tests/test_layers.py checks it).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Dataset rows: read a JSONL file line by line, and check each row's `env_config`.
 
-Shared by `validate` (every row of a file), `dataset` (every row it writes) and `eval` (the rows
-it plays). Reading streams, from a file, a pipe or stdin (`-`), so a file of any size costs one
-line of memory; a line that is not JSON (or nests too deep) is reported with its number instead
-of stopping the run. Env names resolve exactly as ms-swift resolves them.
+Shared by the commands `validate` (every row of a file) and `dataset` (every row it writes) and
+by the evaluation library (the rows `evaluate(dataset=...)` plays, the trajectory file). Reading
+streams, from a file, a pipe or stdin (`-`), so a file of any size costs one line of memory; a
+line that is not JSON (or nests too deep) is reported with its number instead of stopping the
+run. Env names resolve exactly as ms-swift resolves them.
 """
 
 from __future__ import annotations
