@@ -24,7 +24,7 @@ from cli_runner import SCRIPT
 from cli_runner import run as run_command
 
 SERVER = Path(__file__).with_name("openai_server.py")
-DOWN_WINDOW = 3  # swift_gym.cli.openai_policy.DOWN_WINDOW: failed requests in a row = down
+DOWN_WINDOW = 3  # swift_gym.evaluation.openai.DOWN_WINDOW: failed requests in a row = down
 WAIT = 120  # seconds a test waits for a process before calling it hung
 
 

@@ -362,7 +362,7 @@ def test_frozen_lake_and_its_reward_still_load_next_to_a_broken_hook_plugin(
         faulty_venv,
         """
         import json
-        from swift_gym.ms_swift.rewards import collect_rewards
+        from swift_gym.rewards import collect_rewards
         print(json.dumps(sorted(name for name in collect_rewards())))
         """,
     )

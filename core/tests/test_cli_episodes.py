@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from swift_gym import Env
-from swift_gym.cli.episodes import EpisodeSpec, run_episode, succeeded, valid_action
-from swift_gym.cli.openai_policy import reply_content
-from swift_gym.cli.policies import GENERIC_REPLIES, OraclePolicy, PolicyError, RandomPolicy
+from swift_gym.evaluation.episodes import EpisodeSpec, run_episode, succeeded, valid_action
+from swift_gym.evaluation.openai import reply_content
+from swift_gym.evaluation.policies import GENERIC_REPLIES, OraclePolicy, PolicyError, RandomPolicy
 
 
 class Countdown(Env):

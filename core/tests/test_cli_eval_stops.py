@@ -11,10 +11,10 @@ from typing import Any
 
 import httpx
 
-from swift_gym.cli.episodes import EpisodeSpec
-from swift_gym.cli.openai_policy import _detail
-from swift_gym.cli.runner import run_episodes
-from swift_gym.cli.stats import summarize
+from swift_gym.evaluation.episodes import EpisodeSpec
+from swift_gym.evaluation.openai import _detail
+from swift_gym.evaluation.runner import run_episodes
+from swift_gym.evaluation.stats import summarize
 
 
 def test_episodes_not_played_are_counted_apart_and_not_in_the_rates() -> None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from swift_gym.cli.rows import RowChecker
 from swift_gym.registry import Registry
+from swift_gym.rows import RowChecker
 
 EXITING = """
 import sys

@@ -15,8 +15,8 @@ from swift_gym.cli.errors import CommandError
 from swift_gym.cli.mix import parse_mix, row_counts, row_envs
 from swift_gym.cli.options import parse_overrides, parse_value
 from swift_gym.cli.schema_view import field_rows
-from swift_gym.cli.stats import json_safe, mean_ci, summarize, wilson_ci
-from swift_gym.cli.trajectories import OrderedWriter
+from swift_gym.evaluation.records import OrderedWriter
+from swift_gym.evaluation.stats import json_safe, mean_ci, summarize, wilson_ci
 
 
 @pytest.mark.parametrize(

@@ -43,3 +43,18 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
         assert "does_not_exist" in str(error)
     else:
         raise AssertionError("expected AttributeError")
+
+
+def test_evaluation_loads_only_when_used_and_never_the_command() -> None:
+    assert (
+        loaded_after(
+            "import swift_gym; import sys; assert 'swift_gym.evaluation' not in sys.modules"
+        )
+        == []
+    )
+    face = "print(json.dumps([m for m in ('click', 'rich', 'httpx') if m in sys.modules]))"
+    probe = f"import swift_gym, json, sys\nswift_gym.evaluate\nswift_gym.EvalResult\n{face}"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout) == []

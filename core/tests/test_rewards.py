@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from swift_gym.ms_swift.rewards import collect_rewards, reward_functions, success, total_reward
+from swift_gym.ms_swift.rewards import reward_functions
 from swift_gym.plugins import PluginFilter, load_plugins
+from swift_gym.rewards import collect_rewards, success, total_reward
 
 pytestmark = pytest.mark.usefixtures("clean_plugin_env")
 

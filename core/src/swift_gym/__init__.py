@@ -2,6 +2,12 @@
 
 Attributes load on first use (PEP 562), so `import swift_gym` costs a few milliseconds and
 pydantic, pluggy and the entry-point scan are paid only by the code that needs them.
+
+The rooms, bottom up: the contract (`env`, `config`, `errors`), the hooks and registries
+(`hookspecs`, `plugins`, `registry` for envs, `rewards` for reward functions), shared plumbing
+(`rows`, `json_text`, `output_files`), the library parts (`evaluation`: `evaluate(...)`;
+`testing`: the conformance kit), and the two faces on top (`ms_swift` adapters, the `cli`
+command). Nothing below imports anything above (core/tests/test_layers.py checks it).
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ _EXPORTS = {
     "get_env_class": "registry",
     "make": "registry",
     "hookimpl": "hookspecs",
+    "evaluate": "evaluation",
+    "evaluate_async": "evaluation",
+    "EvalResult": "evaluation",
 }
 
 __all__ = [
@@ -35,11 +44,14 @@ __all__ = [
     "EnvConfig",
     "EnvLoadError",
     "EnvSpec",
+    "EvalResult",
     "InvalidConfigError",
     "Message",
     "SwiftGymError",
     "UnknownEnvError",
     "__version__",
+    "evaluate",
+    "evaluate_async",
     "get_env_class",
     "hookimpl",
     "list_envs",
@@ -59,6 +71,7 @@ if TYPE_CHECKING:
         SwiftGymError,
         UnknownEnvError,
     )
+    from .evaluation import EvalResult, evaluate, evaluate_async
     from .hookspecs import hookimpl
     from .registry import EnvSpec, get_env_class, list_envs, make
 

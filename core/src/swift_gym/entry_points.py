@@ -7,12 +7,8 @@ first use, so a broken or slow env package costs nothing until someone asks for 
 from __future__ import annotations
 
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING
 
-from .hookspecs import hookimpl
-
-if TYPE_CHECKING:
-    from .registry import RegisterEnv
+from .hookspecs import RegisterEnv, hookimpl
 
 ENVS_GROUP = "swift_gym.envs"
 

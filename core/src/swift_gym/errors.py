@@ -199,3 +199,7 @@ class EnvLoadError(SwiftGymError, LookupError):
             f"Fix or reinstall {self.distribution}, or skip it with "
             f"SWIFT_GYM_DISABLE_PLUGINS={self.distribution}."
         )
+
+
+class OutputError(SwiftGymError, OSError):
+    """Output cannot be written where it was asked for (a missing directory, no permission)."""

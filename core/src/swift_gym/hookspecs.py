@@ -7,22 +7,48 @@ through the same `swift_gym_register_envs` hook.
 Every `swift_gym_*` function of a plugin must be one of these hooks and be marked: a misspelt
 name (`swift_gym_register_env`) or a missing `@swift_gym.hookimpl` would never be called, so it
 is reported as a problem of the plugin's distribution (a warning, and `swift-gym plugins` exits 1).
+
+The `register` callbacks the hooks receive are specified here too, so the registries (`registry`
+for envs, `rewards` for reward functions) import this module and it imports neither: no circle.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import pluggy
 
 if TYPE_CHECKING:
-    from .ms_swift.rewards import RegisterReward
-    from .registry import RegisterEnv
+    from .env import Env
 
 PROJECT_NAME = "swift_gym"
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+RewardFunction = Callable[..., Sequence[float | None]]
+"""`reward(completions, **kwargs) -> list[float]`, as ms-swift calls a reward function."""
+
+
+class RegisterEnv(Protocol):
+    """The `register` callback handed to `swift_gym_register_envs`."""
+
+    def __call__(
+        self,
+        name: str,
+        env: type[Env] | str,
+        *,
+        description: str | None = None,
+        distribution: str | None = None,
+        version: str | None = None,
+    ) -> None: ...
+
+
+class RegisterReward(Protocol):
+    """The `register` callback handed to `swift_gym_register_rewards`."""
+
+    def __call__(self, name: str, reward: RewardFunction | str) -> None: ...
 
 
 @hookspec

@@ -15,10 +15,11 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from .env_names import EnvNames
 from .errors import AmbiguousEnvError, EnvLoadError, InvalidConfigError, UnknownEnvError
+from .hookspecs import RegisterEnv
 from .plugins import (
     LoadedPlugins,
     PluginFilter,
@@ -36,20 +37,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("swift_gym")
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,199}")
-
-
-class RegisterEnv(Protocol):
-    """The `register` callback handed to `swift_gym_register_envs`."""
-
-    def __call__(
-        self,
-        name: str,
-        env: type[Env] | str,
-        *,
-        description: str | None = None,
-        distribution: str | None = None,
-        version: str | None = None,
-    ) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import swift_gym_frozen_lake
-from swift_gym.ms_swift.rewards import collect_rewards
+from swift_gym.rewards import collect_rewards
 from swift_gym_frozen_lake.rewards import format_reward
 
 

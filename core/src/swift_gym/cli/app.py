@@ -21,7 +21,7 @@ from .. import __version__
 from ..errors import SwiftGymError
 from ..plugins import terminate
 from .dataset import dataset
-from .errors import EXIT_INTERRUPTED, CommandError
+from .errors import EXIT_INTERRUPTED, from_library
 from .evaluate import evaluate
 from .export import export
 from .listing import info, list_envs, plugins
@@ -69,8 +69,8 @@ class Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except SwiftGymError as error:  # unknown env, invalid config...: the user can fix it
-            raise CommandError(str(error)) from None
+        except SwiftGymError as error:  # unknown env, invalid config, an API that is down...
+            raise from_library(error) from None
         except (KeyboardInterrupt, BrokenPipeError) as error:
             _quit_on_interrupt_or_closed_pipe(error)
 

@@ -16,15 +16,15 @@ import click
 from rich.text import Text
 
 from ..config import SEED_MAX
+from ..json_text import dumps
+from ..output_files import describe, open_output
+from ..rows import RowChecker
 from .console import stderr
 from .envs import check_base_config
 from .errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, CommandError
-from .json_text import dumps
 from .mix import parse_mix, row_envs
 from .options import parse_overrides, set_option
-from .output_files import describe, open_output
 from .progress import progress_bar
-from .rows import RowChecker
 
 PLACEHOLDER = "<placeholder>"
 """The user message of each row: ms-swift's gym scheduler replaces it with the env's reset."""
@@ -123,6 +123,8 @@ def dataset(
     except KeyboardInterrupt:
         stderr().print(f"[bold red]interrupted:[/] wrote nothing to {describe(output)}")
         raise SystemExit(EXIT_INTERRUPTED) from None
+    except BrokenPipeError:  # stdout's reader has gone: the command ends quietly (`app`)
+        raise
     except OSError as error:  # the disk filled up, the FIFO's reader left...
         raise CommandError(f"cannot write {output}: {error.strerror or error}") from None
     envs_text = ", ".join(f"{env}: {rows}" for env, rows in sorted(per_env.items()))

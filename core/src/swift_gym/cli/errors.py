@@ -4,13 +4,17 @@
 failed, plugins that did not load). 2: it could not run as asked (bad option, unknown env,
 a config that does not validate, a missing file); click uses 2 for its own usage errors too.
 130 and 143: stopped by Ctrl-C or SIGTERM (128 + the signal's number, as shells report it).
+The library raises `SwiftGymError`s, never these: `from_library` turns one into a command error.
 """
 
 from __future__ import annotations
 
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from ..errors import SwiftGymError
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -35,3 +39,14 @@ class CommandError(click.ClickException):
         # messages quote data (values, names, lines): controls in them are shown escaped
         message = visible.rich(self.format_message())
         stderr().print(Text.assemble(("error: ", "bold red"), message))
+
+
+def from_library(error: SwiftGymError) -> CommandError:
+    """A swift-gym error as the command reports it: what the library found (bad dataset rows,
+    an endpoint that is down) exits 1; anything else is the caller's to fix and exits 2."""
+    from ..evaluation.errors import BadRowsError, EndpointError
+
+    command = CommandError(str(error))
+    if isinstance(error, (BadRowsError, EndpointError)):
+        command.exit_code = EXIT_PROBLEMS
+    return command

@@ -1,10 +1,11 @@
 """`swift-gym eval`: play many episodes with a policy, summarise them, keep every trajectory.
 
-Episodes come from generated seeds (`--seed-start`, `-n`) or from a dataset file's rows, and run
-`--concurrency` at a time on one asyncio loop. An episode that fails (env error, policy error,
-an API that errors or stalls) is recorded with status "error" and the run goes on; the exit
-code is then 1. The run stops early when the API is down (exit 1) or on SIGINT (exit 130) or
-SIGTERM (exit 143), and still prints the summary of what it played (see `runner`).
+A thin face over `swift_gym.evaluation.evaluate_async`, which checks the arguments, plays the
+episodes (generated seeds or a dataset file's rows, `--concurrency` at a time) and writes `-o`
+as they end. The command adds its options, its view and signals (`eval_run`), the summary table
+or `--json`, and exit codes: 1 when an episode failed (env error, policy error, an API that
+errors or stalls) or the API went down, 130 on SIGINT and 143 on SIGTERM (after the summary of
+what was played), 2 for arguments the library refuses.
 """
 
 from __future__ import annotations
@@ -16,26 +17,23 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.text import Text
 
-from .console import print_json
-from .envs import check_base_config, env_class, offers
+from ..evaluation import defaults
+from ..evaluation.api import evaluate_async
+from ..evaluation.errors import BadRowsError
+from ..evaluation.runner import Stop
+from ..evaluation.stats import json_safe
+from ..output_files import describe, is_stdout
+from .console import print_json, stderr
 from .errors import EXIT_OK, EXIT_PROBLEMS, CommandError
+from .eval_run import EvalRun
 from .options import json_option, parse_overrides, set_option
-from .output_files import describe, is_stdout
-from .policies import OraclePolicy, Policy, RandomPolicy
-from .runner import run_episodes
-from .sources import check_dataset, from_dataset, generated
-from .stats import json_safe, summarize
 from .summary_view import print_summary
 
-DEFAULT_EPISODES = 100
-DEFAULT_MAX_TOKENS = 256
-"""openai: tokens per reply unless `--max-tokens` says otherwise. Room for a short thought and
-an action tag (ms-swift's FrozenLake recipe caps a turn at 512). Without a cap a server may
-generate up to its whole context on every turn: minutes on a CPU, and a context overflow."""
-DEFAULT_RETRIES = 5
-"""openai: with the backoff of 1, 2, 4, 8 and 8 s, a request rides out a server restart of
-about 20 s."""
+DEFAULT_EPISODES = defaults.EPISODES
+DEFAULT_MAX_TOKENS = defaults.MAX_TOKENS
+DEFAULT_RETRIES = defaults.RETRIES
 
 
 @click.command("eval")
@@ -60,11 +58,11 @@ about 20 s."""
     "the env of rows without env_config.name).",
 )  # fmt: skip
 @click.option(
-    "--max-turns", type=click.IntRange(min=1), default=10, show_default=True,
+    "--max-turns", type=click.IntRange(min=1), default=defaults.MAX_TURNS, show_default=True,
     help="Replies per episode at most, like ms-swift's --max_turns.",
 )  # fmt: skip
 @click.option(
-    "--concurrency", type=click.IntRange(min=1), default=32, show_default=True,
+    "--concurrency", type=click.IntRange(min=1), default=defaults.CONCURRENCY, show_default=True,
     help="Episodes played at the same time.",
 )  # fmt: skip
 @click.option(
@@ -74,7 +72,7 @@ about 20 s."""
 )  # fmt: skip
 @click.option(
     "--base-url", envvar="OPENAI_BASE_URL", show_envvar=True,
-    help="openai: the API's base URL, up to /v1 [default: http://127.0.0.1:8000/v1].",
+    help=f"openai: the API's base URL, up to /v1 [default: {defaults.BASE_URL}].",
 )  # fmt: skip
 @click.option("--model", help="openai: the model name [default: the one the server lists].")
 @click.option(
@@ -83,7 +81,8 @@ about 20 s."""
     "then OPENAI_API_KEY].",
 )  # fmt: skip
 @click.option(
-    "--timeout", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True,
+    "--timeout", type=click.FloatRange(min=0, min_open=True), default=defaults.TIMEOUT,
+    show_default=True,
     help="openai: seconds one request may take, waiting in the server's queue included.",
 )  # fmt: skip
 @click.option(
@@ -131,34 +130,37 @@ def evaluate(
             raise CommandError("give an env NAME, or --dataset FILE")
         if "seed" in fields:
             raise CommandError("--set seed=...: episode i gets seed --seed-start + i")
-        check_base_config(name, {"seed": seed_start, **fields})
-        total = episodes or DEFAULT_EPISODES
-        specs = generated(name, total, seed_start, fields)
-        envs = {name}
-    else:
-        total, envs = check_dataset(dataset, name, fields, episodes)
-        specs = from_dataset(dataset, name, fields, total)
-    if output is not None and not is_stdout(output) and not output.parent.is_dir():
-        raise CommandError(f"cannot write {output}: directory {output.parent} does not exist")
     if is_stdout(output) and as_json:
         raise CommandError("-o - and --json both write to stdout: give -o a file")
-    if policy == "oracle":
-        for env in sorted(envs):
-            cls = env_class(env)
-            if not offers(cls, "oracle_reply"):
-                raise CommandError(
-                    f"env {env!r} has no oracle policy: {cls.__name__} does not define "
-                    "oracle_reply(). Use --policy random or --policy openai."
-                )
+    env = {"name": name, **fields} if name else fields or None
     chosen = _policy(
-        policy, base_url, model, api_key_env, timeout, retries, temperature, max_tokens, concurrency
+        policy, base_url, model, api_key_env, timeout, retries, temperature, max_tokens
     )
+    stop = Stop()
+    try:
+        result = asyncio.run(
+            evaluate_async(
+                env,
+                chosen,
+                episodes=episodes,
+                seed_start=seed_start,
+                dataset=dataset,
+                max_turns=max_turns,
+                concurrency=concurrency,
+                output=output,
+                progress=EvalRun(stop),
+                stop=stop,
+                keep_records=False,
+            )
+        )
+    except BadRowsError as error:
+        _show_bad_rows(error)
+        raise SystemExit(EXIT_PROBLEMS) from None
     label = name if name else dataset.name if dataset else ""
-    title = f"{label} with policy {policy}: {total} episodes, at most {max_turns} turns"
+    title = f"{label} with policy {policy}: {result.total} episodes, at most {max_turns} turns"
     if policy == "openai":
         title += f" of at most {max_tokens} tokens"
-    result = asyncio.run(run_episodes(specs, total, chosen, max_turns, concurrency, output))
-    summary = summarize(result.records, result.unrecorded)
+    summary = result.summary
     extra = {"stopped": result.stopped, "max_tokens": max_tokens if policy == "openai" else None}
     if as_json:
         print_json(json_safe({**summary, **extra, "output": str(output) if output else None}))
@@ -171,6 +173,13 @@ def evaluate(
     raise SystemExit(EXIT_PROBLEMS if failed else EXIT_OK)
 
 
+def _show_bad_rows(error: BadRowsError) -> None:
+    """Each bad row's problems, by line, then how many and how to see them all."""
+    for line, problem in error.problems:
+        stderr().print(Text.assemble((f"{error.dataset}, line {line}: ", "red"), problem))
+    stderr().print(Text(error.summary(), style="bold red"))
+
+
 def _policy(
     kind: str,
     base_url: str | None,
@@ -180,20 +189,20 @@ def _policy(
     retries: int,
     temperature: float | None,
     max_tokens: int,
-    concurrency: int,
-) -> Policy:
-    if kind == "random":
-        return RandomPolicy()
-    if kind == "oracle":
-        return OraclePolicy()
-    from .openai_policy import DEFAULT_BASE_URL, OpenAIPolicy, api_key
+) -> Any:
+    if kind != "openai":
+        return kind
+    from ..evaluation.openai import OpenAIPolicy, find_api_key
 
-    sampling: dict[str, Any] = {"max_tokens": max_tokens}
-    if temperature is not None:
-        sampling["temperature"] = temperature
-    key = api_key(api_key_env)
+    key = find_api_key(api_key_env)
     if api_key_env and key is None:
         raise CommandError(f"--api-key-env {api_key_env}: that variable is not set")
     return OpenAIPolicy(
-        base_url or DEFAULT_BASE_URL, model, key, timeout, retries, sampling, concurrency
+        base_url or defaults.BASE_URL,
+        model,
+        api_key=key,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        timeout=timeout,
+        retries=retries,
     )

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from rich.text import Text
 
+from ..evaluation.episodes import parsed_action
 from . import visible
 from .console import stdout
-from .episodes import parsed_action
 from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS
 from .options import parse_overrides, set_option
 from .transcript import plural, section, step_note

@@ -15,11 +15,11 @@ from typing import Any
 import click
 
 from .. import __version__
+from ..evaluation.stats import summarize
+from ..output_files import describe, open_output
 from . import visible
 from .console import stderr
 from .errors import CommandError
-from .output_files import describe, open_output
-from .stats import summarize
 from .svg import bar_chart, data_text, histogram_bins, status_colour, status_strip
 from .trajectories import read_trajectories
 from .transcript import plural

@@ -15,11 +15,11 @@ import click
 from rich.table import Table
 from rich.text import Text
 
+from ..rows import STDIN, RowCheck, RowChecker, problem_fields, read_jsonl
 from .console import cells, print_json, stderr, stdout
 from .errors import EXIT_OK, EXIT_PROBLEMS
 from .options import json_option
 from .progress import progress_bar
-from .rows import STDIN, RowCheck, RowChecker, problem_fields, read_jsonl
 
 MAX_JSON_PROBLEMS = 1000
 """Problems `--json` lists at most; `problems_omitted` counts the rest."""

@@ -1,4 +1,5 @@
-"""Where a command's `-o` goes, the same way for `dataset`, `eval` and `report`.
+"""Where output goes, the same way for `dataset`, `eval` and `report` (their `-o`) and for the
+evaluation library (`evaluate(output=...)`, `EvalResult.save`).
 
 - `-` is stdout.
 - A FIFO, a terminal, `/dev/stdout` (or `/dev/fd/N`) or anything else that is not a regular
@@ -15,6 +16,12 @@
 
 Text is UTF-8; a character UTF-8 cannot hold (a lone surrogate from a model) is written as its
 `\\udXXX` escape, which inside a JSON string is exactly the same character.
+
+Signals are the caller's: this module installs no handler. The command turns SIGTERM into
+SystemExit (`cli.app.run`), so the temporary file is removed on SIGTERM as on Ctrl-C; a library
+caller killed by a SIGTERM it does not handle may leave a hidden `.swift-gym-*` file beside the
+target, never a half-written target. A reader of stdout that has gone raises BrokenPipeError,
+which the command turns into a quiet exit 0.
 """
 
 from __future__ import annotations
@@ -23,18 +30,15 @@ import io
 import os
 import re
 import shutil
-import signal
 import stat
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from ..plugins import terminate
-from .errors import CommandError
+from .errors import OutputError
 
 STDOUT = "-"
 _ERRORS = "backslashreplace"
@@ -87,7 +91,7 @@ def open_output(path: Path | str, atomic: bool = True) -> Iterator[IO[str]]:
         return
     target = Path(os.path.realpath(path))
     if not target.parent.is_dir():
-        raise CommandError(f"cannot write {path}: directory {target.parent} does not exist")
+        raise OutputError(f"cannot write {path}: directory {target.parent} does not exist")
     if not atomic:
         with _opened(target, "w") as file:
             yield file
@@ -107,8 +111,7 @@ def _stream(path: Path) -> Iterator[IO[str]]:
     """Stdout, or what `path` names opened to write into (appending: a `>>` redirect stays one).
 
     Opened before anything is written, so a FIFO's reader that waits gets an end of file,
-    not a hang, if the command then fails. Stdout closed by its reader ends the command quietly
-    with exit code 0.
+    not a hang, if the command then fails. Stdout closed by its reader raises BrokenPipeError.
     """
     if not is_stdout(path):
         with _opened(path, "a") as file:
@@ -117,12 +120,8 @@ def _stream(path: Path) -> Iterator[IO[str]]:
     sys.stdout.flush()
     if isinstance(sys.stdout, io.TextIOWrapper) and sys.stdout.errors != _ERRORS:
         sys.stdout.reconfigure(errors=_ERRORS)
-    try:
-        yield sys.stdout
-        sys.stdout.flush()
-    except BrokenPipeError:  # `| head` has read enough: stop quietly, as Unix tools do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise SystemExit(0) from None
+    yield sys.stdout
+    sys.stdout.flush()
 
 
 @contextmanager
@@ -130,7 +129,7 @@ def _opened(path: Path, mode: str) -> Iterator[IO[str]]:
     try:
         file = open(path, mode, encoding="utf-8", errors=_ERRORS)  # noqa: SIM115
     except OSError as error:
-        raise CommandError(f"cannot write {path}: {error.strerror or error}") from None
+        raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
     with file:
         yield file
 
@@ -141,33 +140,11 @@ def _temporary(directory: Path, mode: int, suffix: str) -> Iterator[tuple[Path, 
     try:
         handle, name = tempfile.mkstemp(prefix=".swift-gym-", suffix=suffix, dir=directory)
     except OSError as error:
-        raise CommandError(f"cannot write in {directory}: {error.strerror or error}") from None
+        raise OutputError(f"cannot write in {directory}: {error.strerror or error}") from None
     temp = Path(name)
     try:
-        with _removed_on_sigterm():
-            os.fchmod(handle, mode)
-            with os.fdopen(handle, "w", encoding="utf-8", errors=_ERRORS) as file:
-                yield temp, file
+        os.fchmod(handle, mode)
+        with os.fdopen(handle, "w", encoding="utf-8", errors=_ERRORS) as file:
+            yield temp, file
     finally:
         temp.unlink(missing_ok=True)
-
-
-@contextmanager
-def _removed_on_sigterm() -> Iterator[None]:
-    """Turn SIGTERM into SystemExit(143) for the block, so `finally` clauses run.
-
-    Only where SIGTERM still kills outright (its default) and in the main thread: a handler
-    someone else installed is left alone.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        yield
-        return
-
-    signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -1,9 +1,10 @@
 """Dataset rows: read a JSONL file line by line, and check each row's `env_config`.
 
-Shared by `validate` (every row of a file), `dataset` (every row it writes) and `eval` (the rows
-it plays). Reading streams, from a file, a pipe or stdin (`-`), so a file of any size costs one
-line of memory; a line that is not JSON (or nests too deep) is reported with its number instead
-of stopping the run. Env names resolve exactly as ms-swift resolves them.
+Shared by the commands `validate` (every row of a file) and `dataset` (every row it writes) and
+by the evaluation library (the rows `evaluate(dataset=...)` plays, the trajectory file). Reading
+streams, from a file, a pipe or stdin (`-`), so a file of any size costs one line of memory; a
+line that is not JSON (or nests too deep) is reported with its number instead of stopping the
+run. Env names resolve exactly as ms-swift resolves them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ..errors import (
+from .errors import (
     AmbiguousEnvError,
     ConfigProblem,
     EnvLoadError,
@@ -27,12 +28,12 @@ from ..errors import (
     printable,
     short_repr,
 )
-from ..plugins import Terminated, describe_error
 from .json_text import TooDeepError, loads
+from .plugins import Terminated, describe_error
 
 if TYPE_CHECKING:
-    from ..env import Env
-    from ..registry import Registry
+    from .env import Env
+    from .registry import Registry
 
 NO_ENV = "no env"
 """Where rows without a usable env name are counted (env names never hold spaces)."""
@@ -193,7 +194,7 @@ class RowChecker:
             if self.build:
                 self._build(env_class, env_config)
             else:
-                from ..config import validate_config
+                from .config import validate_config
 
                 validate_config(env_class.config_model, env_config, name)
         except InvalidConfigError as error:
@@ -208,7 +209,7 @@ class RowChecker:
         return RowCheck(name)
 
     def _build(self, env_class: type[Env], env_config: Mapping[str, Any]) -> None:
-        from ..env import Env
+        from .env import Env
 
         env = env_class(env_config)
         if type(env).close is not Env.close:

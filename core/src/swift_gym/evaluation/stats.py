@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .episodes import NOT_PLAYED
+from .records import NOT_PLAYED
 
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the normal distribution."""
@@ -99,3 +99,11 @@ def json_safe(summary: dict[str, Any]) -> dict[str, Any]:
         return value
 
     return fix(summary)
+
+
+def summarize_per_env(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """`summarize` of each env's records, by the env name each record holds, sorted by name."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        groups.setdefault(str(record.get("env")), []).append(record)
+    return {env: summarize(group) for env, group in sorted(groups.items())}

@@ -1,10 +1,12 @@
 """One episode, played to the end and recorded: the loop ms-swift's gym scheduler runs.
 
+The smallest unit of the evaluation library: `runner` plays many of these at once.
+
 reset -> (system prompt, first observation); then each turn the policy replies to the whole
 chat, the env steps on it, and its observation joins the chat, until the env says done or
 `max_turns` replies were given (ms-swift's `--max_turns`). Whatever goes wrong (the env raises,
 the policy fails) ends only this episode, with status "error" and the reason. An episode the run
-stopped before (see `runner`) is recorded with status `NOT_PLAYED`.
+stopped before (see `runner`) is recorded with status `NOT_PLAYED` (the record: `records`).
 """
 
 from __future__ import annotations
@@ -14,15 +16,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .policies import Policy, PolicyError
+from .errors import PolicyError
+from .records import new_record
 
 if TYPE_CHECKING:
     from ..env import Env, Message
     from ..registry import Registry
-
-
-NOT_PLAYED = "not_played"
-"""The status of an episode the run never started: not a result, not counted in the stats."""
+    from .policies import Policy
 
 
 @dataclass(frozen=True)
@@ -64,36 +64,11 @@ def succeeded(info: Mapping[str, Any], done: bool, total_reward: float) -> bool:
     return done and total_reward > 0
 
 
-def new_record(spec: EpisodeSpec, policy: str) -> dict[str, Any]:
-    """The trajectory record of `spec` before it is played (see `trajectories`)."""
-    return {
-        "index": spec.index,
-        "env": spec.env,
-        "seed": spec.env_config.get("seed"),
-        "env_config": spec.env_config,
-        "policy": policy,
-        "system_prompt": None,
-        "observation": None,
-        "reset_info": None,
-        "turns": [],
-        "num_turns": 0,
-        "total_reward": 0.0,
-        "success": False,
-        "status": None,
-        "error": None,
-    }
-
-
-def not_played(spec: EpisodeSpec, policy: str) -> dict[str, Any]:
-    """The record of an episode the run stopped before."""
-    return {**new_record(spec, policy), "status": NOT_PLAYED}
-
-
 async def run_episode(
     spec: EpisodeSpec, policy: Policy, max_turns: int, registry: Registry
 ) -> dict[str, Any]:
-    """Play `spec` with `policy`; the trajectory record (see `trajectories`)."""
-    record = new_record(spec, policy.name)
+    """Play `spec` with `policy`; the trajectory record (see `records`)."""
+    record = new_record(spec.index, spec.env, spec.env_config, policy.name)
     turns: list[dict[str, Any]] = record["turns"]
     env: Env | None = None
     info: Mapping[str, Any] = {}

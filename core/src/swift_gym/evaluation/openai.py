@@ -1,4 +1,4 @@
-"""`--policy openai`: replies from any OpenAI-compatible `/chat/completions` endpoint.
+"""`OpenAIPolicy` (`--policy openai`): replies from any OpenAI-compatible `/chat/completions`.
 
 Works with `swift deploy`, vLLM, SGLang and hosted APIs. Each request has a hard timeout. A
 request that could not connect, lost its connection, or got HTTP 408/409/429 or 5xx is retried
@@ -6,6 +6,7 @@ with exponential backoff (1, 2, 4, 8, 8 s: enough to ride out a server restart);
 out is retried once at most, after a pause as long as its timeout, since the server may still be
 working on it. When the retries run out, or the server answers another 4xx, `PolicyError` ends
 that episode (status "error") and the run goes on, unless the endpoint is down (`stop_reason`).
+The HTTP client lives from `prepare` to `close`, so one policy object serves run after run.
 """
 
 from __future__ import annotations
@@ -14,22 +15,22 @@ import asyncio
 import os
 import random
 from collections import deque
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from ..errors import short_repr
-from .errors import EXIT_PROBLEMS, CommandError
-from .json_text import dumps as json_dumps
-from .policies import PolicyError
+from ..json_text import dumps as json_dumps
+from . import defaults, progress
+from .errors import EndpointError, EndpointSetupError, PolicyError
 
 if TYPE_CHECKING:
     from ..env import Env, Message
 
 KEY_VARIABLES = ("SWIFT_GYM_API_KEY", "OPENAI_API_KEY")
-DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
-"""Where `swift deploy` and vLLM listen by default."""
+BASE_URL_VARIABLE = "OPENAI_BASE_URL"
 RETRYABLE = frozenset({408, 409, 429})
 DOWN_WINDOW = 3
 """The endpoint is down when this many requests in a row, each after its retries, could not
@@ -38,12 +39,6 @@ _BACKOFF_BASE = 1.0
 _BACKOFF_MAX = 8.0
 _TIMEOUT_PAUSE_MAX = 30.0
 _jitter = random.Random()  # never the global RNG, which episodes must not share
-
-
-class EndpointError(CommandError):
-    """The API cannot be used (nothing answers, it errors): exit code 1, not a usage error."""
-
-    exit_code = EXIT_PROBLEMS
 
 
 class _Failed(Exception):
@@ -55,7 +50,7 @@ class _Failed(Exception):
         self.attempts = attempts
 
 
-def api_key(variable: str | None) -> str | None:
+def find_api_key(variable: str | None) -> str | None:
     """The key from `variable`, else from SWIFT_GYM_API_KEY or OPENAI_API_KEY; None if unset."""
     for name in (variable,) if variable else KEY_VARIABLES:
         value = os.environ.get(name)
@@ -65,11 +60,12 @@ def api_key(variable: str | None) -> str | None:
 
 
 def check_base_url(url: str) -> str:
-    """`url` without a trailing slash; a usage error unless it is an http(s) URL with a host."""
+    """`url` without a trailing slash; `EndpointSetupError` unless it is an http(s) URL with a
+    host."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise CommandError(
-            f"--base-url {url!r}: not an http:// or https:// URL; did you mean "
+        raise EndpointSetupError(
+            f"base URL {url!r}: not an http:// or https:// URL; did you mean "
             f"http://{url.split('://', 1)[-1].lstrip('/')}?"
         )
     return url.rstrip("/")
@@ -116,7 +112,10 @@ def _hint(status: int, base_url: str) -> str:
     if status == 404 and not base_url.endswith("/v1"):
         return "does the base URL end with /v1?"
     if status in (401, 403):
-        return "the key was refused (set SWIFT_GYM_API_KEY or OPENAI_API_KEY, or --api-key-env)"
+        return (
+            "the key was refused (set SWIFT_GYM_API_KEY or OPENAI_API_KEY, or give the key: "
+            "api_key=..., --api-key-env)"
+        )
     return ""
 
 
@@ -125,33 +124,65 @@ def _attempts(count: int) -> str:
 
 
 class OpenAIPolicy:
-    """Sends the chat so far to the model and returns its reply."""
+    """Sends the chat so far to a model behind an OpenAI-compatible API; returns its reply.
+
+    `base_url` ends with `/v1` for `swift deploy` and vLLM (default: `$OPENAI_BASE_URL`, else
+    `http://127.0.0.1:8000/v1`); `model` defaults to the one model the server lists; `api_key`
+    to `$SWIFT_GYM_API_KEY`, else `$OPENAI_API_KEY`. Each reply is capped at `max_tokens`;
+    `sampling` adds fields to every request (`{"top_p": 0.9, "seed": 0}`). The number of
+    requests in flight is the run's `concurrency`, retries included.
+    """
 
     name = "openai"
 
     def __init__(
         self,
-        base_url: str,
-        model: str | None,
-        key: str | None,
-        timeout: float,
-        retries: int,
-        sampling: dict[str, Any],
-        connections: int,
+        base_url: str | None = None,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        max_tokens: int = defaults.MAX_TOKENS,
+        temperature: float | None = None,
+        timeout: float = defaults.TIMEOUT,
+        retries: int = defaults.RETRIES,
+        sampling: Mapping[str, Any] | None = None,
     ):
-        self.base_url = check_base_url(base_url)
+        url = base_url or os.environ.get(BASE_URL_VARIABLE) or defaults.BASE_URL
+        self.base_url = check_base_url(url)
         self.model = model
+        self._chosen_model = model
         self.timeout = timeout
         self.retries = retries
-        self.sampling = sampling
+        self.sampling: dict[str, Any] = {"max_tokens": max_tokens, **(sampling or {})}
+        if temperature is not None:
+            self.sampling["temperature"] = temperature
+        self._key = api_key if api_key is not None else find_api_key(None)
         self._recent: deque[bool] = deque(maxlen=DOWN_WINDOW)  # did each request connect?
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url + "/",
-            headers=headers,
-            timeout=httpx.Timeout(timeout),
-            limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
-        )
+        self._http: httpx.AsyncClient | None = None
+        self._connections = defaults.CONCURRENCY
+
+    def set_concurrency(self, episodes: int) -> None:
+        """At most `episodes` requests in flight (the runner calls it before `prepare`): the
+        connection pool holds that many, so even a request the server still works on after
+        its timeout takes one of them until it ends."""
+        self._connections = episodes
+
+    def __repr__(self) -> str:
+        return f"OpenAIPolicy(base_url={self.base_url!r}, model={self.model!r})"
+
+    @property
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+            self._http = httpx.AsyncClient(
+                base_url=self.base_url + "/",
+                headers=headers,
+                timeout=httpx.Timeout(self.timeout),
+                limits=httpx.Limits(
+                    max_connections=self._connections, max_keepalive_connections=self._connections
+                ),
+            )
+        return self._http
 
     def _describe(self, error: BaseException) -> str:
         if _timed_out(error):
@@ -179,7 +210,8 @@ class OpenAIPolicy:
                     raise _Failed(error, attempt) from None
                 pause = min(self.timeout, _TIMEOUT_PAUSE_MAX) if _timed_out(error) else 0.0
                 if tell and attempt == 1:
-                    _tell(f"{self._describe(error)}; retrying (--retries {self.retries})")
+                    retrying = f"retrying up to {self.retries} times (retries, --retries)"
+                    progress.note("waiting", f"{self._describe(error)}; {retrying}")
             else:
                 retryable = response.status_code in RETRYABLE or response.status_code >= 500
                 if not retryable or attempt > self.retries:
@@ -189,7 +221,9 @@ class OpenAIPolicy:
             await asyncio.sleep(max(pause, min(_BACKOFF_MAX, backoff) * _jitter.uniform(0.8, 1.2)))
 
     async def prepare(self) -> None:
-        """Use `--model`, or the one model the server lists at `/models`."""
+        """Use the model given, or the one model the server lists at `/models`."""
+        self._recent.clear()
+        self.model = self._chosen_model
         if self.model:
             return
         url = f"{self.base_url}/models"
@@ -203,21 +237,26 @@ class OpenAIPolicy:
         if status != 200:
             hint = _hint(status, self.base_url)
             if status == 404 and not hint:
-                hint = "no model list there: is it an OpenAI-compatible API? (or pass --model)"
+                hint = (
+                    "no model list there: is it an OpenAI-compatible API? (or give the model: "
+                    "model=..., --model)"
+                )
             if hint:  # a wrong URL or key: the user's to fix
-                raise CommandError(f"{status} at {url}: {hint}")
+                raise EndpointSetupError(f"{status} at {url}: {hint}")
             raise EndpointError(f"HTTP {status} at {url}: {short_repr(response.text, 200)}")
         try:
             ids = [item["id"] for item in response.json()["data"]]
         except Exception:
             raise EndpointError(
                 f"{url} did not answer with a model list ({short_repr(response.text, 200)}); "
-                "pass --model"
+                "give the model (model=..., --model)"
             ) from None
         if len(ids) != 1:
             listed = ", ".join(map(str, ids)) or "none"
             served = listed if len(listed) <= 300 else listed[:297] + "..."
-            raise CommandError(f"{self.base_url} serves {served}: pick one with --model")
+            raise EndpointSetupError(
+                f"{self.base_url} serves {served}: pick one (model=..., --model)"
+            )
         self.model = str(ids[0])
 
     async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
@@ -258,18 +297,12 @@ class OpenAIPolicy:
         return None
 
     async def close(self) -> None:
-        await self._client.aclose()
+        if self._http is not None:
+            http, self._http = self._http, None
+            await http.aclose()
 
 
 _JSON = {"Content-Type": "application/json"}
-
-
-def _tell(message: str) -> None:
-    from rich.text import Text
-
-    from .console import stderr
-
-    stderr().print(Text.assemble(("waiting: ", "yellow"), message))
 
 
 def _retry_after(response: httpx.Response) -> float:

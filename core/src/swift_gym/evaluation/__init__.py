@@ -1,0 +1,82 @@
+"""swift-gym's evaluation library: play episodes with a policy, summarise them, keep them.
+
+`swift_gym.evaluate(env, policy, ...)` (or `await evaluate_async(...)`) returns an `EvalResult`;
+`swift-gym eval` is a thin command over the same call. One job per module, from the bottom up:
+`records` (the trajectory record and its file), `stats` (the numbers), `episodes` (play one),
+`policies` and `openai` (who replies), `sources` (seeds or dataset rows), `progress` (what a run
+shows), `runner` (many at once, and `Stop`), `result` (`EvalResult`), `api` (the entry points),
+`errors`, `defaults`. Nothing here imports the command (`cli`) or ms-swift; attributes load on
+first use, so `import swift_gym` stays cheap.
+"""
+
+from __future__ import annotations
+
+from .._lazy import attach
+
+_EXPORTS = {
+    "evaluate": "api",
+    "evaluate_async": "api",
+    "EvalResult": "result",
+    "OpenAIPolicy": "openai",
+    "CallablePolicy": "policies",
+    "OraclePolicy": "policies",
+    "Policy": "policies",
+    "RandomPolicy": "policies",
+    "Stop": "runner",
+    "RunView": "progress",
+    "ProgressBar": "progress",
+    "EvaluationError": "errors",
+    "PolicyError": "errors",
+    "EndpointError": "errors",
+    "EndpointSetupError": "errors",
+    "DatasetError": "errors",
+    "BadRowsError": "errors",
+    "TrajectoryFileError": "errors",
+    "read_records": "records",
+    "summarize": "stats",
+}
+
+__all__ = [
+    "BadRowsError",
+    "CallablePolicy",
+    "DatasetError",
+    "EndpointError",
+    "EndpointSetupError",
+    "EvalResult",
+    "EvaluationError",
+    "OpenAIPolicy",
+    "OraclePolicy",
+    "Policy",
+    "PolicyError",
+    "ProgressBar",
+    "RandomPolicy",
+    "RunView",
+    "Stop",
+    "TrajectoryFileError",
+    "evaluate",
+    "evaluate_async",
+    "read_records",
+    "summarize",
+]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .api import evaluate, evaluate_async
+    from .errors import (
+        BadRowsError,
+        DatasetError,
+        EndpointError,
+        EndpointSetupError,
+        EvaluationError,
+        PolicyError,
+        TrajectoryFileError,
+    )
+    from .openai import OpenAIPolicy
+    from .policies import CallablePolicy, OraclePolicy, Policy, RandomPolicy
+    from .progress import ProgressBar, RunView
+    from .records import read_records
+    from .result import EvalResult
+    from .runner import Stop
+    from .stats import summarize
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)

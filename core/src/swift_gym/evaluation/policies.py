@@ -1,0 +1,147 @@
+"""Who writes the replies: random, oracle, a Python function, or a model behind an API (`openai`).
+
+A policy gets the env (for optional methods such as `oracle_reply`), the chat so far (what a
+model sees) and the episode's own RNG, and returns the reply text. A policy that cannot answer
+raises `PolicyError`: that episode ends with status "error", and the run goes on. A policy that
+can no longer answer at all (its endpoint is down) says so in `stop_reason()`, and the runner
+starts no new episode. `as_policy` turns what `evaluate(policy=...)` accepts into a `Policy`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import random
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .errors import EvaluationError, PolicyError
+
+if TYPE_CHECKING:
+    from ..env import Env, Message
+
+GENERIC_REPLIES: tuple[str, ...] = (
+    "<action>up</action>",
+    "<action>down</action>",
+    "<action>left</action>",
+    "<action>right</action>",
+    "<action>wait</action>",
+    "<action></action>",
+    "I am not sure what to do.",
+    "",
+)
+"""What `random` picks from for envs without `sample_replies()`: the `<action>` tags of
+grid envs such as FrozenLake, and replies no env should accept (to exercise invalid actions)."""
+
+
+class Policy(Protocol):
+    """What the runner plays with. Any object with these members is one."""
+
+    name: str
+
+    async def prepare(self) -> None:
+        """Get ready before the first episode (e.g. ask an API for its model)."""
+
+    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
+        """The reply to `messages` (the chat so far, ending with the env's observation)."""
+
+    def stop_reason(self) -> str | None:
+        """Why no new episode should start (e.g. nothing answers at the API), or None."""
+
+    async def close(self) -> None:
+        """Release what `prepare` opened.
+
+        A policy may also have `set_concurrency(episodes)`, called before `prepare` with the
+        number of episodes that will run at once (`OpenAIPolicy` sizes its connection pool).
+        """
+
+
+class _Local:
+    """A policy that needs no set-up, holds nothing and can always answer."""
+
+    async def prepare(self) -> None:
+        return None
+
+    def stop_reason(self) -> str | None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+class RandomPolicy(_Local):
+    """Each turn, a uniform draw from the env's `sample_replies()`, else `GENERIC_REPLIES`."""
+
+    name = "random"
+
+    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
+        choices = tuple(env.sample_replies()) or GENERIC_REPLIES
+        return rng.choice(choices)
+
+
+class OraclePolicy(_Local):
+    """The env's own reference policy: `env.oracle_reply()`."""
+
+    name = "oracle"
+
+    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
+        try:
+            reply: Any = env.oracle_reply()
+        except NotImplementedError as error:
+            raise PolicyError(f"{type(env).__name__} has no oracle: {error}") from None
+        except Exception as error:
+            raise PolicyError(f"oracle_reply() raised {type(error).__name__}: {error}") from None
+        if not isinstance(reply, str):
+            raise PolicyError(f"oracle_reply() returned {type(reply).__name__}, not str")
+        return reply
+
+
+class CallablePolicy(_Local):
+    """Replies from `function(messages, env)`, async or not: an in-process model in one function.
+
+    `messages` is a copy of the chat so far (system prompt, then the env's observations and the
+    replies), `env` the episode's env. An async function (or one returning an awaitable) lets
+    `concurrency` episodes wait on it at once; a plain function is called on the event loop's
+    thread, one reply at a time (right for a model that must not be called from several
+    threads, but nothing else runs meanwhile). What it raises ends only that episode.
+    """
+
+    def __init__(self, function: Callable[..., Any], name: str | None = None):
+        self.function = function
+        self.name = name or getattr(function, "__name__", None) or type(function).__name__
+
+    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
+        reply = self.function(list(messages), env)
+        if inspect.isawaitable(reply):
+            reply = await reply
+        if not isinstance(reply, str):
+            raise PolicyError(f"{self.name} returned {type(reply).__name__}, not str")
+        return reply
+
+
+BUILTIN_POLICIES = ("random", "oracle")
+
+
+def as_policy(policy: Any) -> Policy:
+    """`"random"`, `"oracle"`, a `Policy` (such as `OpenAIPolicy`) or a callable, as a `Policy`."""
+    if isinstance(policy, str):
+        if policy == "random":
+            return RandomPolicy()
+        if policy == "oracle":
+            return OraclePolicy()
+        if policy == "openai":
+            raise EvaluationError(
+                "policy 'openai': pass swift_gym.evaluation.OpenAIPolicy(base_url=..., "
+                "model=...) instead of the name"
+            )
+        raise EvaluationError(
+            f"unknown policy {policy!r}: give 'random', 'oracle', an OpenAIPolicy(...) or a "
+            "function (messages, env) -> str"
+        )
+    if all(hasattr(policy, part) for part in ("name", "prepare", "reply", "stop_reason", "close")):
+        return policy  # type: ignore[no-any-return]
+    if callable(policy):
+        return CallablePolicy(policy)
+    raise EvaluationError(
+        f"{type(policy).__name__} is not a policy: give 'random', 'oracle', an "
+        "OpenAIPolicy(...) or a function (messages, env) -> str"
+    )

@@ -1,0 +1,126 @@
+"""The trajectory record: its schema, and the JSONL file of them that `evaluate(output=...)`,
+`EvalResult.save` and `swift-gym eval -o` write and `EvalResult.load`, `replay` and `report` read.
+
+Each line is one episode:
+`index`, `env`, `seed`, `env_config`, `policy`, `system_prompt`, `observation` (the first),
+`reset_info`, `turns` (each: `turn`, `reply`, `action`, `valid_action`, `observation`, `reward`,
+`done`, `info`), `num_turns`, `total_reward`, `success`, `status` and `error` (why the episode
+failed, or null). An episode the run stopped before has status `NOT_PLAYED`, no turns and a null
+error. Lines are written in `index` order as soon as the episodes before them end, so an
+interrupted run keeps a usable prefix.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import short_repr
+from ..json_text import dumps as json_dumps
+from ..rows import read_jsonl
+from .errors import TrajectoryFileError
+
+NOT_PLAYED = "not_played"
+"""The status of an episode the run never started: not a result, not counted in the stats."""
+
+
+def new_record(index: int, env: str, env_config: dict[str, Any], policy: str) -> dict[str, Any]:
+    """The record of episode `index` before it is played."""
+    return {
+        "index": index,
+        "env": env,
+        "seed": env_config.get("seed"),
+        "env_config": env_config,
+        "policy": policy,
+        "system_prompt": None,
+        "observation": None,
+        "reset_info": None,
+        "turns": [],
+        "num_turns": 0,
+        "total_reward": 0.0,
+        "success": False,
+        "status": None,
+        "error": None,
+    }
+
+
+def not_played(index: int, env: str, env_config: dict[str, Any], policy: str) -> dict[str, Any]:
+    """The record of an episode the run stopped before."""
+    return {**new_record(index, env, env_config, policy), "status": NOT_PLAYED}
+
+
+def dumps(record: dict[str, Any]) -> str:
+    """A record as one JSON line that always encodes: values JSON cannot hold (an env's custom
+    info) become str, lone surrogates from a model stay escaped, too-deep parts are cut."""
+    return json_dumps(record)
+
+
+class OrderedWriter:
+    """Writes records by `index`, holding back those that finish before their predecessors."""
+
+    def __init__(self, file: IO[str] | None, first_index: int = 0):
+        self.file = file
+        self._next = first_index
+        self._waiting: dict[int, dict[str, Any]] = {}
+
+    def add(self, record: dict[str, Any]) -> None:
+        if self.file is None:
+            return
+        self._waiting[record["index"]] = record
+        while self._next in self._waiting:
+            self.file.write(dumps(self._waiting.pop(self._next)) + "\n")
+            self._next += 1
+        self.file.flush()
+
+    def finish(self) -> None:
+        """Write whatever is still held (only after a gap, which a finished run never has)."""
+        if self.file is None:
+            return
+        for index in sorted(self._waiting):
+            self.file.write(dumps(self._waiting.pop(index)) + "\n")
+        self.file.flush()
+
+
+def record_problem(row: dict[str, Any]) -> str | None:
+    """Why `row` is no episode record that can be summarised and shown, or None.
+
+    Only the fields computed with are checked (a hand-edited or foreign file must give a
+    line-numbered warning, not a traceback from a sum); every other field is kept as it is.
+    """
+    turns = row.get("turns")
+    if not isinstance(turns, list) or not all(isinstance(turn, dict) for turn in turns):
+        return "not an episode record (no 'turns' list of objects)"
+    for key, kinds in (("num_turns", (int,)), ("total_reward", (int, float))):
+        value = row.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value):
+            return f"not an episode record ({key!r} is {short_repr(value, 40)}, not a number)"
+    return None
+
+
+Skipped = Callable[[str], None]
+"""Told why each line that is no episode record was skipped ("FILE, line N: why")."""
+
+
+def read_records(path: Path | str, skipped: Skipped | None = None) -> Iterator[dict[str, Any]]:
+    """The episodes of a trajectory file, lazily. A line that is not one is skipped (and
+    `skipped` told why) and reading goes on; a file with lines but no episode at all raises
+    `TrajectoryFileError` with the first line's reason."""
+    path = Path(path)
+    good = 0
+    first = ""
+    for line in read_jsonl(path):
+        why = line.error if line.row is None else record_problem(line.row)
+        if why is not None:
+            reason = f"{path}, line {line.number}: {why}"
+            first = first or reason
+            if skipped is not None:
+                skipped(reason)
+            continue
+        good += 1
+        yield line.row  # type: ignore[misc]
+    if first and not good:
+        raise TrajectoryFileError(first)
