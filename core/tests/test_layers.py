@@ -12,6 +12,8 @@ from pathlib import Path
 import swift_gym
 
 PACKAGE = Path(swift_gym.__file__).parent
+SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if "template" not in p.relative_to(PACKAGE).parts)
+"""The package's modules; the env template it ships (cookiecutter files) is no Python code."""
 
 
 def module_name(path: Path) -> str:
@@ -36,11 +38,11 @@ def imports_of(path: Path) -> set[str]:
                 prefix = node.module or ""
             found.add(prefix)
             found.update(f"{prefix}.{alias.name}" for alias in node.names)
-    modules = {module_name(p) for p in PACKAGE.rglob("*.py")}
+    modules = {module_name(p) for p in SOURCES}
     return {module for module in found if module in modules and module != name}
 
 
-GRAPH = {module_name(path): imports_of(path) for path in PACKAGE.rglob("*.py")}
+GRAPH = {module_name(path): imports_of(path) for path in SOURCES}
 
 
 def test_evaluation_imports_nothing_of_the_command_or_ms_swift() -> None:

@@ -14,10 +14,10 @@ import click
 from rich.text import Text
 
 from ..evaluation.sft import ExportCounts, Selection, sft_lines
+from ..output_files import describe, is_stdout, open_output
 from . import visible
 from .console import stderr
 from .errors import CommandError
-from .output_files import describe, is_stdout, open_output
 from .trajectories import read_trajectories
 from .transcript import plural
 

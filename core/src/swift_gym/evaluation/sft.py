@@ -22,8 +22,8 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cli.episodes import NOT_PLAYED
 from ..errors import short_repr
+from .records import NOT_PLAYED
 
 FAILED = "error"
 """The status of an episode the env or the policy broke: its chat stops mid-way."""
