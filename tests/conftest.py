@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import venv
@@ -12,6 +13,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# A run started in the background by a shell without job control (`tox &`, some CI runners)
+# ignores SIGINT, and every process it starts inherits that: the tests that press Ctrl-C on a
+# real swift-gym would see it ignored. A handler (unlike SIG_IGN) is reset to the default at
+# exec, so the processes these tests start get Ctrl-C as a user's terminal delivers it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 PACKAGES = (REPO / "core", REPO / "plugins" / "frozen_lake")
 
 
