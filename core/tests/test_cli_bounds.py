@@ -9,10 +9,10 @@ import math
 import pytest
 from pydantic import Field
 
-from swift_gym.cli.json_text import MAX_DEPTH, TooDeepError, dumps, loads
 from swift_gym.cli.mix import row_counts, row_envs
 from swift_gym.config import EnvConfig, validate_config
 from swift_gym.errors import MAX_PROBLEMS, InvalidConfigError, printable, short_repr
+from swift_gym.json_text import MAX_DEPTH, TooDeepError, dumps, loads
 
 
 class Counted:

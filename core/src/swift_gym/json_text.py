@@ -14,7 +14,7 @@ import math
 import re
 from typing import Any
 
-from ..errors import short_repr
+from .errors import short_repr
 
 MAX_DEPTH = 100
 """Arrays and objects nested deeper than this are refused: no env config needs it."""

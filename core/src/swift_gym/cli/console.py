@@ -41,7 +41,7 @@ def stderr() -> Console:
 
 def print_json(value: Any) -> None:
     """`value` as indented strict JSON on stdout, for `--json`: no colour, no wrapping, no NaN."""
-    from .json_text import dumps
+    from ..json_text import dumps
 
     sys.stdout.write(dumps(value, indent=2, strict=True) + "\n")
     sys.stdout.flush()

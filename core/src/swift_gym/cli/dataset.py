@@ -16,10 +16,10 @@ import click
 from rich.text import Text
 
 from ..config import SEED_MAX
+from ..json_text import dumps
 from .console import stderr
 from .envs import check_base_config
 from .errors import EXIT_PROBLEMS, CommandError
-from .json_text import dumps
 from .mix import parse_mix, row_envs
 from .options import parse_overrides, set_option
 from .output_files import describe, open_output

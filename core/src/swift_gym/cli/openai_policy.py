@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..errors import short_repr
+from ..json_text import dumps as json_dumps
 from .errors import EXIT_PROBLEMS, CommandError
-from .json_text import dumps as json_dumps
 from .policies import PolicyError
 
 if TYPE_CHECKING:

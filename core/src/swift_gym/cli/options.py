@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 
 import click
 
+from ..json_text import TooDeepError, loads
 from .errors import CommandError
-from .json_text import TooDeepError, loads
 
 F = TypeVar("F", bound=Callable[..., Any])
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -27,8 +27,8 @@ from ..errors import (
     printable,
     short_repr,
 )
+from ..json_text import TooDeepError, loads
 from ..plugins import contain, describe_error
-from .json_text import TooDeepError, loads
 
 if TYPE_CHECKING:
     from ..env import Env

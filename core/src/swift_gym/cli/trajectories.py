@@ -17,10 +17,10 @@ from typing import IO, Any
 
 from rich.text import Text
 
+from ..json_text import dumps as json_dumps
 from . import visible
 from .console import stderr
 from .errors import CommandError
-from .json_text import dumps as json_dumps
 from .rows import read_jsonl
 
 _SHOWN_BAD_LINES = 20
