@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from swift_gym.cli.episodes import EpisodeSpec, new_record
+from swift_gym.json_text import dumps
 from swift_gym.ms_swift import trajectory_log
 from swift_gym.ms_swift.trajectory_log import (
     TrajectoryFile,
@@ -344,3 +345,14 @@ def test_a_forked_child_writes_a_file_of_its_own(tmp_path: Path) -> None:
     assert len(pids) == 2
     for lines in files.values():
         assert [json.loads(line)["index"] for line in lines] == list(range(len(lines)))
+
+
+def test_a_line_reads_back_as_json_text_writes_it_with_or_without_msgspec() -> None:
+    training = {"step": 1, "time": 0.5, "sequence": 0, "host": "h", "pid": 1, "rank": None}
+    plain = episode_record(episode(), 1.0, True, training)
+    odd = episode_record(episode(system_prompt="lone \udc80"), 1.0, True, training)
+    for record in (plain, odd):
+        line = trajectory_log.encoded_line(record)
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        assert json.loads(line) == json.loads(dumps(record))
+    assert json.loads(trajectory_log.encoded_line(odd))["system_prompt"] == "lone \udc80"
