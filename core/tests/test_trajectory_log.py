@@ -29,29 +29,32 @@ from swift_gym.ms_swift.trajectory_log import (
     TrajectoryFile,
     TrajectoryLog,
     episode_record,
-    turn_record,
 )
 
 INFO = {"status": "ok", "action": "up", "metrics": {"success": 0.0, "valid_action": 1.0}}
 GOAL = {"status": "goal", "action": "left", "metrics": {"success": 1.0, "valid_action": 1.0}}
 
 
+REWARDS = [0.0, 1.0]
+
+
 def episode(**changes: Any) -> dict[str, Any]:
     """What the scheduler keeps of a two-turn episode that reached the goal."""
-    turns = [
-        turn_record(1, "<action>up</action>", "You moved up.", 0.0, False, INFO),
-        turn_record(2, "<action>left</action>", "You reached the goal.", 1.0, True, GOAL),
-    ]
     base = {
         "env": "frozen_lake",
         "env_config": {"seed": 7},
         "system_prompt": "You are playing FrozenLake.",
         "observation": "A new episode starts.",
         "reset_info": {"status": "reset"},
-        "turns": turns,
+        "played": [("<action>up</action>", "You moved up."), ("<action>left</action>", "Goal.")],
+        "step_infos": [INFO, GOAL],
         "error": None,
     }
     return {**base, **changes}
+
+
+def no_turns(**changes: Any) -> dict[str, Any]:
+    return episode(played=[], step_infos=[], **changes)
 
 
 def lines_of(directory: Path) -> list[dict[str, Any]]:
@@ -67,8 +70,8 @@ def warnings(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
 
 def test_a_record_has_the_eval_fields_and_where_in_training(tmp_path: Path) -> None:
     log = TrajectoryLog(str(tmp_path / "trajectories"))
-    log.episode_finished(episode(), 1.0, True)
-    log.episode_finished(episode(env_config={"seed": 8}, turns=[]), 0.0, False)
+    log.episode_finished(episode(), REWARDS, 1.0, True)
+    log.episode_finished(no_turns(env_config={"seed": 8}), [], 0.0, False)
     first, second = lines_of(tmp_path / "trajectories")
     eval_fields = list(new_record(EpisodeSpec(0, "frozen_lake"), "oracle"))
     assert list(first) == [*eval_fields, "training"]
@@ -77,6 +80,10 @@ def test_a_record_has_the_eval_fields_and_where_in_training(tmp_path: Path) -> N
     assert (first["status"], first["success"], first["num_turns"]) == ("goal", True, 2)
     assert [turn["action"] for turn in first["turns"]] == ["up", "left"]
     assert [turn["valid_action"] for turn in first["turns"]] == [True, True]
+    assert [turn["reward"] for turn in first["turns"]] == REWARDS
+    assert [turn["done"] for turn in first["turns"]] == [False, True]
+    assert first["turns"][1]["reply"] == "<action>left</action>"
+    assert first["turns"][1]["observation"] == "Goal."
     assert (second["status"], second["success"]) == ("max_turns", False)
     training = first["training"]
     assert set(training) == {"step", "time", "sequence", "host", "pid", "rank"}
@@ -88,7 +95,7 @@ def test_a_record_has_the_eval_fields_and_where_in_training(tmp_path: Path) -> N
 
 def test_an_error_episode_is_recorded_as_eval_records_one(tmp_path: Path) -> None:
     TrajectoryLog(str(tmp_path)).episode_finished(
-        episode(turns=[], error="reset failed: TypeError: bad"), 0.0, False
+        no_turns(error="reset failed: TypeError: bad"), [], 0.0, False
     )
     (record,) = lines_of(tmp_path)
     assert (record["status"], record["error"], record["success"]) == (
@@ -99,8 +106,9 @@ def test_an_error_episode_is_recorded_as_eval_records_one(tmp_path: Path) -> Non
 
 
 def test_the_file_name_holds_host_and_pid_and_is_never_shared(tmp_path: Path) -> None:
-    TrajectoryLog(str(tmp_path)).episode_finished(episode(), 1.0, True)
-    TrajectoryLog(str(tmp_path)).episode_finished(episode(), 1.0, True)  # same process, same file
+    # two logs in one process: one file
+    TrajectoryLog(str(tmp_path)).episode_finished(episode(), REWARDS, 1.0, True)
+    TrajectoryLog(str(tmp_path)).episode_finished(episode(), REWARDS, 1.0, True)
     (path,) = tmp_path.iterdir()
     assert path.name.startswith(f"{socket.gethostname()}-{os.getpid()}-")
     assert path.suffix == ".jsonl"
@@ -120,10 +128,10 @@ def test_the_step_and_rank_come_from_the_trainer(tmp_path: Path) -> None:
 
     trainer = Trainer()
     log = TrajectoryLog(str(tmp_path), trainer)
-    log.episode_finished(episode(), 1.0, True)
+    log.episode_finished(episode(), REWARDS, 1.0, True)
     trainer.state = State()
     trainer.state.global_step = 5  # the trainer replaces its state when training starts
-    log.episode_finished(episode(), 1.0, True)
+    log.episode_finished(episode(), REWARDS, 1.0, True)
     steps = [(r["training"]["step"], r["training"]["rank"]) for r in lines_of(tmp_path)]
     assert steps == [(0, 3), (5, 3)]
 
@@ -132,7 +140,7 @@ def test_a_rollout_worker_takes_its_rank_from_ms_swift(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SWIFT_ROLLOUT_DP_RANK", "1")
-    TrajectoryLog(str(tmp_path)).episode_finished(episode(), 1.0, True)
+    TrajectoryLog(str(tmp_path)).episode_finished(episode(), REWARDS, 1.0, True)
     assert lines_of(tmp_path)[0]["training"]["rank"] == 1
 
 
@@ -150,8 +158,8 @@ def test_the_log_is_on_only_when_the_variable_names_a_directory(
 
 def test_lone_surrogates_and_values_json_cannot_hold_are_written(tmp_path: Path) -> None:
     odd = {"status": "ok", "object": object(), 1: "int key", "nan": float("nan")}
-    turns = [turn_record(1, "half a pair: \ud800", "obs \udfff", 0.0, False, odd)]
-    TrajectoryLog(str(tmp_path)).episode_finished(episode(turns=turns), 0.0, False)
+    lone = episode(played=[("half a pair: \ud800", "obs \udfff")], step_infos=[odd])
+    TrajectoryLog(str(tmp_path)).episode_finished(lone, [0.0], 0.0, False)
     (path,) = tmp_path.iterdir()
     (record,) = (json.loads(line) for line in path.read_bytes().decode("utf-8").splitlines())
     (turn,) = record["turns"]
@@ -167,7 +175,7 @@ def test_a_directory_that_is_a_file_is_one_warning(
     blocker.write_text("mine\n")
     log = TrajectoryLog(str(blocker))
     for _ in range(5):
-        log.episode_finished(episode(), 1.0, True)
+        log.episode_finished(episode(), REWARDS, 1.0, True)
     assert len(warnings.messages) == 1 and str(blocker) in warnings.messages[0]
     assert "Not a directory; training goes on without them" in warnings.messages[0]
     assert blocker.read_text() == "mine\n"
@@ -179,7 +187,7 @@ def test_a_path_under_a_file_is_one_warning(
     (tmp_path / "file").write_text("")
     log = TrajectoryLog(str(tmp_path / "file" / "trajectories"))
     for _ in range(5):
-        log.episode_finished(episode(), 1.0, True)
+        log.episode_finished(episode(), REWARDS, 1.0, True)
     assert len(warnings.messages) == 1 and "Not a directory" in warnings.messages[0]
 
 
@@ -197,7 +205,7 @@ def test_a_full_device_is_one_warning(
     monkeypatch.setattr(trajectory_log, "open_exclusive", open_dev_full)
     log = TrajectoryLog(str(tmp_path / "full"))
     for _ in range(5):
-        log.episode_finished(episode(), 1.0, True)
+        log.episode_finished(episode(), REWARDS, 1.0, True)
     assert opened == [str(tmp_path / "full")]
     assert len(warnings.messages) == 1 and "No space left on device" in warnings.messages[0]
 
@@ -218,7 +226,7 @@ def test_a_failure_building_a_record_is_one_warning(
 
 def test_episode_record_keeps_the_rows_own_env_config(tmp_path: Path) -> None:
     training = {"step": 1, "time": 0.0, "sequence": 4, "host": "h", "pid": 1, "rank": 0}
-    record = episode_record(episode(env_config=["not", "a", "dict"]), 1.0, True, training)
+    record = episode_record(episode(env_config=["not", "a", "dict"]), [], 1.0, True, training)
     assert record["env_config"] == ["not", "a", "dict"] and record["seed"] is None
     assert record["index"] == 4
 
@@ -226,15 +234,15 @@ def test_episode_record_keeps_the_rows_own_env_config(tmp_path: Path) -> None:
 NAMESPACE_SCRIPT = """
 import json, logging, os, sys
 from pathlib import Path
-from swift_gym.ms_swift.trajectory_log import TrajectoryLog, turn_record
+from swift_gym.ms_swift.trajectory_log import TrajectoryLog
 logging.basicConfig(level=logging.WARNING, format="WARNING %(message)s")
 directory = Path(sys.argv[1]) / "trajectories"
 reply = "x" * 3000
-episode = {"env": "frozen_lake", "env_config": {"seed": 1}, "turns": [
-    turn_record(1, reply, "obs", 0.0, True, {"status": "ok"})], "error": None}
+episode = {"env": "frozen_lake", "env_config": {"seed": 1}, "played": [(reply, "obs")],
+           "step_infos": [{"status": "ok"}], "error": None}
 log = TrajectoryLog(str(directory))
 for _ in range(40):
-    log.episode_finished(episode, 0.0, True)
+    log.episode_finished(episode, [0.0], 0.0, True)
 files = list(directory.iterdir()) if directory.is_dir() else []
 lines = [line for path in files for line in path.read_bytes().split(b"\\n") if line]
 print(json.dumps({"files": len(files), "parsed": sum(1 for l in lines if json.loads(l)),
@@ -281,13 +289,13 @@ def test_a_read_only_directory_is_one_warning(tmp_path: Path) -> None:
 
 WRITER_SCRIPT = """
 import sys
-from swift_gym.ms_swift.trajectory_log import TrajectoryLog, turn_record
-turns = [turn_record(n, "r" * 300 + "\\u2603", "o" * 200, 0.0, False, {"status": "ok"})
-         for n in range(1, 6)]  # about 3.5 KB, a FrozenLake episode's size
-episode = {"env": "frozen_lake", "env_config": {}, "turns": turns, "error": None}
+from swift_gym.ms_swift.trajectory_log import TrajectoryLog
+played = [("r" * 300 + "\\u2603", "o" * 200)] * 5  # about 3.5 KB, a FrozenLake episode's size
+episode = {"env": "frozen_lake", "env_config": {}, "played": played,
+           "step_infos": [{"status": "ok"}] * 5, "error": None}
 log = TrajectoryLog(sys.argv[1])
 while True:
-    log.episode_finished(episode, 0.0, False)
+    log.episode_finished(episode, [0.0] * 5, 0.0, False)
 """
 
 
@@ -320,11 +328,11 @@ def test_a_killed_writer_leaves_only_whole_lines(tmp_path: Path) -> None:
 FORK_SCRIPT = """
 import os, sys
 from swift_gym.ms_swift.trajectory_log import TrajectoryLog
-episode = {"env": "frozen_lake", "env_config": {}, "turns": [], "error": None}
+episode = {"env": "frozen_lake", "env_config": {}, "played": [], "step_infos": [], "error": None}
 log = TrajectoryLog(sys.argv[1])
-log.episode_finished(episode, 0.0, False)
+log.episode_finished(episode, [], 0.0, False)
 child = os.fork()
-log.episode_finished(episode, 0.0, False)
+log.episode_finished(episode, [], 0.0, False)
 if child == 0:
     os._exit(0)
 os.waitpid(child, 0)
@@ -349,8 +357,8 @@ def test_a_forked_child_writes_a_file_of_its_own(tmp_path: Path) -> None:
 
 def test_a_line_reads_back_as_json_text_writes_it_with_or_without_msgspec() -> None:
     training = {"step": 1, "time": 0.5, "sequence": 0, "host": "h", "pid": 1, "rank": None}
-    plain = episode_record(episode(), 1.0, True, training)
-    odd = episode_record(episode(system_prompt="lone \udc80"), 1.0, True, training)
+    plain = episode_record(episode(), [], 1.0, True, training)
+    odd = episode_record(episode(system_prompt="lone \udc80"), [], 1.0, True, training)
     for record in (plain, odd):
         line = trajectory_log.encoded_line(record)
         assert line.endswith(b"\n") and line.count(b"\n") == 1

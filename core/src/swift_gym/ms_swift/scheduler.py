@@ -20,7 +20,7 @@ import os
 from copy import deepcopy
 from typing import Any
 
-from .trajectory_log import TrajectoryLog, calling_trainer, turn_record
+from .trajectory_log import TrajectoryLog, calling_trainer
 
 logger = logging.getLogger("swift_gym")
 
@@ -179,10 +179,9 @@ def make_scheduler_class(base: type) -> type:
             record = self._records[uuid]
             info = jsonable(info)
             record["step_infos"].append(info)
-            if self._trajectories is not None:
+            if self._trajectories is not None:  # atomic pairs: garbage collection skips them
                 reply = request.messages[-1].get("content") if request.messages else None
-                turn = len(record["turns"]) + 1
-                record["turns"].append(turn_record(turn, reply, observation, reward, done, info))
+                record["played"].append((reply, observation))
             infos = self._rollout_infos(uuid, done)
             if done or (self.max_turns and current_turn >= self.max_turns):
                 self._finished(uuid, done)
@@ -192,9 +191,11 @@ def make_scheduler_class(base: type) -> type:
         def _finished(self, uuid: str, done: bool) -> None:
             """The episode ended: into the trajectory file, if one was asked for."""
             record = self._records.get(uuid)
-            if self._trajectories is not None and record is not None:
-                total = self._total_rewards.get(uuid, 0.0)
-                self._trajectories.episode_finished(record, total, done)
+            if self._trajectories is None or record is None:
+                return
+            rewards = self._step_rewards.get(uuid, [])
+            total = self._total_rewards.get(uuid, 0.0)
+            self._trajectories.episode_finished(record, rewards, total, done)
 
         def _rollout_infos(self, uuid: str, done: bool) -> dict[str, Any]:
             record = self._records.get(uuid) or _new_record(self.gym_env_name)
@@ -223,7 +224,7 @@ def make_scheduler_class(base: type) -> type:
 
 
 def _new_record(env_name: Any) -> dict[str, Any]:
-    return {"env": env_name, "reset_info": None, "step_infos": [], "error": None, "turns": []}
+    return {"env": env_name, "reset_info": None, "step_infos": [], "error": None, "played": []}
 
 
 async def _close_quietly(env: Any, timeout: float | None = None) -> None:

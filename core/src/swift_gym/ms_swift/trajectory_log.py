@@ -58,21 +58,36 @@ def turn_record(
     }
 
 
+def played_turns(
+    played: list[tuple[Any, str]], rewards: list[float], infos: list[Any], done: bool
+) -> list[dict[str, Any]]:
+    """The turn records of an episode: the scheduler keeps (reply, observation) per step, and
+    each step's reward and info (one of each per step that returned)."""
+    last = len(played)
+    steps = zip(played, rewards, infos, strict=True)
+    return [
+        turn_record(number, reply, observation, reward, done and number == last, info)
+        for number, ((reply, observation), reward, info) in enumerate(steps, 1)
+    ]
+
+
 def episode_record(
-    episode: Mapping[str, Any], total_reward: float, done: bool, training: dict[str, Any]
+    episode: Mapping[str, Any],
+    turns: list[dict[str, Any]],
+    total_reward: float,
+    done: bool,
+    training: dict[str, Any],
 ) -> dict[str, Any]:
     """The eval record of a finished training episode.
 
     `episode` holds what the scheduler kept: `env`, `env_config` (the dataset row's),
-    `system_prompt`, `observation` (the first), `reset_info`, `turns` (see `turn_record`) and
-    `error`.
+    `system_prompt`, `observation` (the first), `reset_info` and `error`.
     `index` is the process's `training.sequence`; `seed` is the row's `env_config.seed`.
     `total_reward` is what training got (0 for an episode an env error ended).
     """
     env_config = episode.get("env_config")
     row = env_config if isinstance(env_config, dict) else {}
     record = new_record(EpisodeSpec(training["sequence"], episode["env"], row), POLICY)
-    turns = episode["turns"]
     record.update(
         env_config=env_config,
         system_prompt=episode.get("system_prompt"),
@@ -149,11 +164,19 @@ class TrajectoryLog:
                 rank = _whole_number(os.environ.get(variable))
         return rank
 
-    def episode_finished(self, episode: Mapping[str, Any], total_reward: float, done: bool) -> None:
-        """Append the episode's record to this process's file; never raises, never blocks long."""
+    def episode_finished(
+        self, episode: Mapping[str, Any], rewards: list[float], total_reward: float, done: bool
+    ) -> None:
+        """Append the episode's record to this process's file; never raises, never blocks long.
+
+        `episode` as `episode_record` takes it, plus `played` and `step_infos` (see
+        `played_turns`); `rewards` are its step rewards.
+        """
         file = trajectory_file(self.directory)
 
         def build(sequence: int) -> dict[str, Any]:
+            played = episode.get("played", [])
+            turns = played_turns(played, rewards, episode.get("step_infos", []), done)
             training = {
                 "step": self.step(),
                 "time": time.time(),
@@ -162,7 +185,7 @@ class TrajectoryLog:
                 "pid": os.getpid(),
                 "rank": self.rank,
             }
-            return episode_record(episode, total_reward, done, training)
+            return episode_record(episode, turns, total_reward, done, training)
 
         file.append(build)
 
