@@ -5,7 +5,10 @@ every trajectory at once on one event loop, with a zero-latency scripted engine 
 seed's shortest path. Four runs: {`gym_scheduler`, `swift_gym`} x {swift-gym's `frozen_lake`,
 the baseline env registered by hand in `swift.rollout.gym_env.envs`}; the baseline is
 `gym_scheduler` + baseline env, the plain ms-swift route. The schedulers come from
-`swift.rollout.multi_turn.multi_turns`, filled by the installed start-up hook (checked).
+`swift.rollout.multi_turn.multi_turns`, filled by the installed start-up hook (checked). A fifth
+run is `swift_gym` + swift-gym's env with SWIFT_GYM_TRAJECTORIES set (each finished episode
+written to the trajectory file, on the event loop as in training), compared with the same run
+without it: the cost of the trajectory file per episode.
 
 Time is measured without tracemalloc; peak memory in separate runs with it. Memory per live env
 is tracemalloc's growth while `LIVE_ENVS` envs are built, reset and kept alive.
@@ -16,6 +19,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
+import shutil
+import tempfile
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +44,9 @@ RUNS = {
     "swift_gym + swift-gym env": ("swift_gym", OURS),
 }
 BASELINE = "gym_scheduler + baseline env"
+PLAIN = "swift_gym + swift-gym env"
+WRITING = "swift_gym + swift-gym env, trajectory file"
+TRAJECTORIES = "SWIFT_GYM_TRAJECTORIES"
 LIVE_ENVS = 10_000
 KIB = 1024
 SWIFT_GYM_WHY = (
@@ -47,6 +56,13 @@ SWIFT_GYM_WHY = (
     "than the baseline's (8 fields and a metrics dict, against 4 fields). With 10,000 "
     "trajectories in flight those live dicts also lengthen every garbage collection. "
     "gym_scheduler drops info, and there swift-gym's env costs what the baseline env does"
+)
+WRITING_WHY = (
+    "each finished episode is kept turn by turn, then becomes one JSON line (the whole record: "
+    "system prompt, every reply, observation and info; msgspec encodes it) and one os.write, "
+    "all on the event loop. This engine answers in zero time, so the scheduler's own work is "
+    "all there is to compare with; in training each turn waits milliseconds or more for the "
+    "model, next to which the same tens of microseconds per episode vanish"
 )
 ROW = {"action_parsing": "upstream"}
 """As in bench_env_speed: the example's parsing rule, so both envs play the same episodes."""
@@ -81,11 +97,22 @@ class Workload:
         ]
 
 
-def rollout(workload: Workload, scheduler_name: str, env_name: str, requests: list[Any]) -> list:
+def rollout(
+    workload: Workload,
+    scheduler_name: str,
+    env_name: str,
+    requests: list[Any],
+    trajectories: str | None = None,
+) -> list:
     engine = ScriptedEngine(workload.replies)
-    scheduler = multi_turns[scheduler_name](
-        infer_engine=engine, max_turns=MAX_TURNS, gym_env=env_name, tokenizer=engine.tokenizer
-    )
+    if trajectories:
+        os.environ[TRAJECTORIES] = trajectories  # the scheduler reads it when it is built
+    try:
+        scheduler = multi_turns[scheduler_name](
+            infer_engine=engine, max_turns=MAX_TURNS, gym_env=env_name, tokenizer=engine.tokenizer
+        )
+    finally:
+        os.environ.pop(TRAJECTORIES, None)
     config = RequestConfig(max_tokens=32, return_details=True)
 
     async def run_all() -> list:
@@ -101,24 +128,46 @@ def check_outputs(outputs: list, label: str) -> None:
         raise AssertionError(f"{label}: some trajectories did not reach the goal: {rewards}")
 
 
-def time_per_trajectory(workload: Workload, scheduler_name: str, env_name: str) -> float:
+def check_written(directory: str | None, count: int) -> None:
+    """The trajectory file holds one whole line per trajectory."""
+    if directory is None:
+        return
+    files = os.listdir(directory)
+    with open(os.path.join(directory, files[0]), encoding="utf-8") as file:
+        lines = file.read().splitlines()
+    if len(files) != 1 or len(lines) != count:
+        raise AssertionError(f"{len(files)} trajectory files, {len(lines)} of {count} lines")
+    shutil.rmtree(directory)
+
+
+def time_per_trajectory(
+    workload: Workload, scheduler_name: str, env_name: str, writing: bool = False
+) -> float:
     requests = workload.requests()
+    directory = tempfile.mkdtemp(prefix="bench-trajectories-") if writing else None
     gc.collect()
     outputs: list = []
-    seconds = timed(lambda: outputs.extend(rollout(workload, scheduler_name, env_name, requests)))
+    seconds = timed(
+        lambda: outputs.extend(rollout(workload, scheduler_name, env_name, requests, directory))
+    )
     check_outputs(outputs, f"{scheduler_name} + {env_name}")
+    check_written(directory, len(requests))
     return seconds / len(requests)
 
 
-def peak_per_trajectory(workload: Workload, scheduler_name: str, env_name: str) -> float:
+def peak_per_trajectory(
+    workload: Workload, scheduler_name: str, env_name: str, writing: bool = False
+) -> float:
     requests = workload.requests()
+    directory = tempfile.mkdtemp(prefix="bench-trajectories-") if writing else None
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    outputs = rollout(workload, scheduler_name, env_name, requests)
+    outputs = rollout(workload, scheduler_name, env_name, requests, directory)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     check_outputs(outputs, f"{scheduler_name} + {env_name}")
+    check_written(directory, len(requests))
     return (peak - before) / len(requests)
 
 
@@ -153,9 +202,19 @@ def measure(count: int, group: int, repeats: int, memory_repeats: int) -> dict[s
     def peak(scheduler_name: str, env_name: str) -> Callable[[], float]:
         return lambda: peak_per_trajectory(workload, scheduler_name, env_name)
 
-    times = interleaved({label: timer(*run) for label, run in RUNS.items()}, repeats)
+    def writing_timer() -> float:
+        return time_per_trajectory(workload, "swift_gym", OURS, writing=True)
+
+    def writing_peak() -> float:
+        return peak_per_trajectory(workload, "swift_gym", OURS, writing=True)
+
+    times = interleaved(
+        {**{label: timer(*run) for label, run in RUNS.items()}, WRITING: writing_timer}, repeats
+    )
     peaks = interleaved(
-        {label: peak(*run) for label, run in RUNS.items()}, memory_repeats, warmup=0
+        {**{label: peak(*run) for label, run in RUNS.items()}, WRITING: writing_peak},
+        memory_repeats,
+        warmup=0,
     )
     rows, goals = [], []
     base_time, base_peak = median(times[BASELINE]), median(peaks[BASELINE])
@@ -189,6 +248,20 @@ def measure(count: int, group: int, repeats: int, memory_repeats: int) -> dict[s
                     why,
                 )
             )
+    t, t_plain = median(times[WRITING]), median(times[PLAIN])
+    m, m_plain = median(peaks[WRITING]), median(peaks[PLAIN])
+    rows.append(
+        ratio_row(f"time per trajectory, {WRITING} vs {PLAIN}", t * 1e6, t_plain * 1e6, "us")
+    )
+    rows.append(ratio_row(f"peak memory, {WRITING} vs {PLAIN}", m / KIB, m_plain / KIB, "KiB"))
+    goals.append(
+        goal(
+            "trajectory file costs under 5% of the swift_gym scheduler's time per episode",
+            f"{(t / t_plain - 1) * 100:+.1f}% ({(t - t_plain) * 1e6:.0f} us)",
+            t / t_plain < 1.05,
+            WRITING_WHY,
+        )
+    )
     for seeds, per_seed in (("a new seed per env", 1), (f"{group} envs per seed", group)):
         ours, base = (
             median([live_env_bytes(make, LIVE_ENVS, per_seed) for _ in range(memory_repeats)])

@@ -17,7 +17,8 @@ MAX_TURNS = 3
 
 @pytest.fixture(scope="module")
 def training_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Train 2 steps; return the run's output folder (logging.jsonl, completions.jsonl)."""
+    """Train 2 steps; return the run's output folder (logging.jsonl, completions.jsonl), with the
+    trajectories SWIFT_GYM_TRAJECTORIES asked for in its `trajectories` folder."""
     root = tmp_path_factory.mktemp("training")
     model = build_tiny_model(root / "model")
     dataset = root / "frozen_lake.jsonl"
@@ -44,10 +45,13 @@ def training_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "--output_dir", str(root / "output"),
     ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
+    env["SWIFT_GYM_TRAJECTORIES"] = str(root / "trajectories")
     result = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "--external_plugins" not in " ".join(command)
     (run_dir,) = (root / "output").iterdir()
+    if (root / "trajectories").exists():  # the trajectory test says when it is missing
+        (root / "trajectories").rename(run_dir / "trajectories")
     return run_dir
 
 
@@ -84,3 +88,38 @@ def test_the_env_reward_is_the_training_reward(training_run: Path) -> None:
         assert log["reward"] == pytest.approx(
             log["rewards/SwiftGymTotal/mean"] + log["rewards/FrozenLakeFormat/mean"]
         )
+
+
+def test_the_trainer_wrote_every_episode_it_played_with_its_step(training_run: Path) -> None:
+    (path,) = (training_run / "trajectories").iterdir()  # one process: one file
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    steps = completions_by_step(training_run)
+    assert len(records) == sum(len(row["prompt"]) for row in steps.values()) == 4
+    assert [record["index"] for record in records] == [0, 1, 2, 3]
+    # `training.step` is the trainer's global_step while it played: the optimizer steps taken
+    # before; completions.jsonl logs the same episodes after that step, as step + 1
+    by_step: dict[int, list[dict]] = {}
+    for record in records:
+        by_step.setdefault(record["training"]["step"], []).append(record)
+    assert sorted(by_step) == [0, 1]
+    for step, played in by_step.items():
+        totals = sorted(round(record["total_reward"], 6) for record in played)
+        assert totals == sorted(round(total, 6) for total in steps[step + 1]["SwiftGymTotal"])
+    for record in records:
+        assert record["env"] == "frozen_lake" and record["policy"] == "training"
+        assert record["training"]["rank"] == 0 and record["training"]["pid"] > 0
+        assert record["training"]["host"] and record["training"]["time"] > 0
+        assert record["system_prompt"].startswith("You are playing FrozenLake")
+        assert record["num_turns"] == MAX_TURNS == len(record["turns"])
+        assert record["status"] == "max_turns" and record["success"] is False
+        for turn in record["turns"]:
+            assert isinstance(turn["reply"], str)
+            assert turn["info"]["status"] == "invalid_action"
+            assert turn["valid_action"] is False
+            assert turn["reward"] == record["env_config"]["invalid_action_reward"]
+    replay = Path(sys.executable).with_name("swift-gym")
+    shown = subprocess.run(
+        [str(replay), "replay", str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "invalid_action" in shown.stdout

@@ -3,6 +3,7 @@
 ms-swift runs the scheduler and the envs in a worker process it spawns, so this proves the
 start-up hook's registrations reach processes that swift-gym never started. The GPU-count check
 is skipped by a test-only start-up file (cpu_patches/sitecustomize.py), not by the product.
+The server runs with SWIFT_GYM_TRAJECTORIES set, so the worker also writes every episode.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from swift_gym_frozen_lake import generate_random_map
 HERE = Path(__file__).resolve().parent
 MAX_TURNS = 3
 START_TIMEOUT = 600
+SERVER_PIDS: list[int] = []
 
 
 def free_port() -> int:
@@ -49,7 +51,13 @@ def post(url: str, payload: dict, timeout: float = 600) -> object:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def trajectories(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The server's SWIFT_GYM_TRAJECTORIES."""
+    return tmp_path_factory.mktemp("trajectories")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, trajectories: Path) -> Iterator[str]:
     """A `swift rollout` server on 127.0.0.1 with the tiny model; yields its base URL."""
     root = tmp_path_factory.mktemp("rollout")
     model = build_tiny_model(root / "model", hidden_size=128)
@@ -66,12 +74,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         VLLM_PLUGINS="none",  # ms-swift's vLLM plugin imports torchvision, absent here
         VLLM_CPU_KVCACHE_SPACE="1",
         PYTHONPATH=str(HERE / "cpu_patches"),
+        SWIFT_GYM_TRAJECTORIES=str(trajectories),
     )
     log_path = root / "server.log"
     with log_path.open("w") as log:
         process = subprocess.Popen(
             command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
         )
+    SERVER_PIDS.append(process.pid)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + START_TIMEOUT
@@ -126,3 +136,41 @@ def test_frozen_lake_rows_run_in_the_rollout_worker(server: str) -> None:
         statuses = {info["status"] for info in infos["step_infos"]}
         assert statuses <= {"ok", "goal", "hole", "invalid_action"}
         assert "You are playing FrozenLake" in output["messages"][0]["content"]
+
+
+def test_the_rollout_worker_writes_every_episode_it_served(server: str, trajectories: Path):
+    seeds = [5, 6]
+    requests = [
+        {
+            "messages": [{"role": "user", "content": "<placeholder>"}],
+            "uuid": f"logged-{seed}",
+            "data_dict": {"env_config": {"seed": seed}},
+        }
+        for seed in seeds
+    ]
+    payload = {"infer_requests": requests, "request_config": {"max_tokens": 8, "temperature": 1.0}}
+    outputs = post(f"{server}/infer/", payload)
+    (path,) = trajectories.iterdir()  # one worker: one file; the server and vLLM's write none
+    records = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        records.setdefault(record["seed"], []).append(record)
+    for seed, output in zip(seeds, outputs, strict=True):
+        (record,) = records[seed]
+        infos = output["rollout_infos"]
+        assert record["env"] == "frozen_lake" and record["policy"] == "training"
+        assert [turn["info"] for turn in record["turns"]] == infos["step_infos"]
+        assert record["total_reward"] == pytest.approx(infos["total_reward"])
+        # the model's text each turn (ms-swift's output holds earlier turns as token ids)
+        assert len(record["turns"]) == record["num_turns"] == infos["num_turns"]
+        assert all(isinstance(turn["reply"], str) for turn in record["turns"])
+        assert record["system_prompt"] == output["messages"][0]["content"]
+        training = record["training"]
+        assert training["step"] is None  # the worker is never told the trainer's step
+        assert training["rank"] == 0 and training["pid"] not in SERVER_PIDS
+        assert training["time"] > 0 and training["host"]
+    indexes = sorted(r["index"] for rs in records.values() for r in rs)
+    assert indexes == list(range(len(indexes)))  # the worker's own sequence, from 0
+    replay = Path(sys.executable).with_name("swift-gym")
+    shown = subprocess.run([str(replay), "replay", str(path)], capture_output=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr

@@ -118,10 +118,15 @@ async def run_episode(
                 )
     record["num_turns"] = len(turns)
     if record["status"] is None:
-        if done:
-            status = info.get("status")
-            record["status"] = status if isinstance(status, str) and status else "done"
-        else:
-            record["status"] = "max_turns"
+        record["status"] = final_status(info, done)
         record["success"] = succeeded(info, done, record["total_reward"])
     return record
+
+
+def final_status(info: Mapping[str, Any], done: bool) -> str:
+    """An episode's status from its last info: the env's `status` (else "done") when the env
+    ended it, "max_turns" when the turn limit did. Training trajectories use the same rule."""
+    if not done:
+        return "max_turns"
+    status = info.get("status")
+    return status if isinstance(status, str) and status else "done"

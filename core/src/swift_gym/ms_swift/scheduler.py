@@ -6,7 +6,9 @@ Same flags and hooks as `gym_scheduler`, plus:
 - an env whose episode is cut off by `max_turns` is closed (GYMScheduler keeps it forever);
 - an env that raises in reset or step (or returns garbage, or, with `SWIFT_GYM_STEP_TIMEOUT`
   set, takes longer than that many seconds) ends only its own episode, with reward 0 and the
-  error recorded in `rollout_infos['env_error']`; the rest of the batch goes on.
+  error recorded in `rollout_infos['env_error']`; the rest of the batch goes on;
+- with `SWIFT_GYM_TRAJECTORIES=DIR` set, each finished episode (replies, observations, infos)
+  is written to this process's trajectory file under DIR (see `trajectory_log`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import math
 import os
 from copy import deepcopy
 from typing import Any
+
+from .trajectory_log import TrajectoryLog, calling_trainer
 
 logger = logging.getLogger("swift_gym")
 
@@ -83,6 +87,7 @@ def make_scheduler_class(base: type) -> type:
             self._records: dict[str, dict[str, Any]] = {}
             self._timeout = step_timeout()
             self._logged: set[tuple[str, str, str]] = set()
+            self._trajectories = TrajectoryLog.from_environment(calling_trainer())
 
         async def _guarded(self, awaitable: Any) -> Any:
             if self._timeout is None:
@@ -120,7 +125,10 @@ def make_scheduler_class(base: type) -> type:
                 if isinstance(env_config, dict)
                 else self.gym_env_name
             )
-            self._records[uuid] = _new_record(name if isinstance(name, str) else repr(name))
+            record = _new_record(name if isinstance(name, str) else repr(name))
+            self._records[uuid] = record
+            if self._trajectories is not None:
+                record["env_config"] = jsonable(env_config)
             env = None
             try:
                 env = self._create_env(env_config)
@@ -143,13 +151,16 @@ def make_scheduler_class(base: type) -> type:
             self._total_rewards[uuid] = 0.0
             self._step_rewards[uuid] = []
             self._pending_obs[uuid] = None
-            self._records[uuid]["reset_info"] = jsonable(info)
+            record["reset_info"] = jsonable(info)
+            record["system_prompt"] = system_message
+            record["observation"] = observation
 
         async def on_turn_end(self, request: Any, response_choice: Any, current_turn: int) -> dict:
             uuid = request.uuid
             env = self._envs.get(uuid)
             if env is None:  # its reset failed: report once, then forget it
                 infos = self._rollout_infos(uuid, True)
+                self._finished(uuid, False)
                 self._records.pop(uuid, None)
                 return {"done": True, "rollout_infos": infos}
             try:
@@ -159,16 +170,32 @@ def make_scheduler_class(base: type) -> type:
                 self._fail(uuid, "step", error)
                 self._total_rewards[uuid] = 0.0
                 infos = self._rollout_infos(uuid, True)
+                self._finished(uuid, False)
                 await self._close_and_remove(uuid)
                 return {"done": True, "rollout_infos": infos}
             self._total_rewards[uuid] = self._total_rewards.get(uuid, 0.0) + reward
             self._step_rewards.setdefault(uuid, []).append(reward)
             self._pending_obs[uuid] = None if done else observation
-            self._records[uuid]["step_infos"].append(jsonable(info))
+            record = self._records[uuid]
+            info = jsonable(info)
+            record["step_infos"].append(info)
+            if self._trajectories is not None:  # atomic pairs: garbage collection skips them
+                reply = request.messages[-1].get("content") if request.messages else None
+                record["played"].append((reply, observation))
             infos = self._rollout_infos(uuid, done)
             if done or (self.max_turns and current_turn >= self.max_turns):
+                self._finished(uuid, done)
                 await self._close_and_remove(uuid)  # GYMScheduler keeps envs cut off by max_turns
             return {"done": done, "rollout_infos": infos}
+
+        def _finished(self, uuid: str, done: bool) -> None:
+            """The episode ended: into the trajectory file, if one was asked for."""
+            record = self._records.get(uuid)
+            if self._trajectories is None or record is None:
+                return
+            rewards = self._step_rewards.get(uuid, [])
+            total = self._total_rewards.get(uuid, 0.0)
+            self._trajectories.episode_finished(record, rewards, total, done)
 
         def _rollout_infos(self, uuid: str, done: bool) -> dict[str, Any]:
             record = self._records.get(uuid) or _new_record(self.gym_env_name)
@@ -197,7 +224,7 @@ def make_scheduler_class(base: type) -> type:
 
 
 def _new_record(env_name: Any) -> dict[str, Any]:
-    return {"env": env_name, "reset_info": None, "step_infos": [], "error": None}
+    return {"env": env_name, "reset_info": None, "step_infos": [], "error": None, "played": []}
 
 
 async def _close_quietly(env: Any, timeout: float | None = None) -> None:

@@ -1,0 +1,336 @@
+"""Trajectories from training: each episode the `swift_gym` scheduler finishes, as one JSON line.
+
+With SWIFT_GYM_TRAJECTORIES=DIR set, every process that plays episodes (each `swift rlhf` trainer
+rank, each `swift rollout` worker) appends them to a file of its own,
+`DIR/<host>-<pid>-<UTC start time>.jsonl`, created exclusively: two processes never share a file,
+and a forked child opens its own. A record has the fields of `swift-gym eval -o` (see
+`cli/trajectories.py`), so `swift-gym replay` reads the file, plus `training`: where it happened.
+
+Writing never slows or fails a rollout: each line is encoded and written with one `os.write` on an
+O_APPEND descriptor, so a killed process leaves whole lines (Linux copies a write page by page
+and a SIGKILL can stop it between two, so a record of hundreds of KB can be cut: `replay` skips
+such a last line with a warning), and a line the disk could hold only in part is cut off again.
+The first error of any kind (a bad path, a file where DIR should be, a read-only or full disk)
+is one warning; the process then writes nothing more.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import logging
+import os
+import re
+import socket
+import sys
+import threading
+import time
+import weakref
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+# The evaluation engine's rules, so a training record means what an eval record means.
+from ..evaluation.episodes import final_status, parsed_action, succeeded, valid_action
+from ..evaluation.records import new_record
+from ..json_text import dumps
+
+logger = logging.getLogger("swift_gym")
+
+VARIABLE = "SWIFT_GYM_TRAJECTORIES"
+POLICY = "training"
+"""The `policy` of a training record: the model being trained wrote the replies."""
+
+
+def turn_record(
+    number: int, reply: Any, observation: str, reward: float, done: bool, info: Mapping[str, Any]
+) -> dict[str, Any]:
+    """One turn as `swift-gym eval` records it: the reply, what the env read from it, and after."""
+    return {
+        "turn": number,
+        "reply": reply,
+        "action": parsed_action(info),
+        "valid_action": valid_action(info),
+        "observation": observation,
+        "reward": reward,
+        "done": done,
+        "info": info,
+    }
+
+
+def played_turns(
+    played: list[tuple[Any, str]], rewards: list[float], infos: list[Any], done: bool
+) -> list[dict[str, Any]]:
+    """The turn records of an episode: the scheduler keeps (reply, observation) per step, and
+    each step's reward and info (one of each per step that returned)."""
+    last = len(played)
+    steps = zip(played, rewards, infos, strict=True)
+    return [
+        turn_record(number, reply, observation, reward, done and number == last, info)
+        for number, ((reply, observation), reward, info) in enumerate(steps, 1)
+    ]
+
+
+def episode_record(
+    episode: Mapping[str, Any],
+    turns: list[dict[str, Any]],
+    total_reward: float,
+    done: bool,
+    training: dict[str, Any],
+) -> dict[str, Any]:
+    """The eval record of a finished training episode.
+
+    `episode` holds what the scheduler kept: `env`, `env_config` (the dataset row's),
+    `system_prompt`, `observation` (the first), `reset_info` and `error`.
+    `index` is the process's `training.sequence`; `seed` is the row's `env_config.seed`.
+    `total_reward` is what training got (0 for an episode an env error ended).
+    """
+    env_config = episode.get("env_config")
+    row = env_config if isinstance(env_config, dict) else {}
+    record = new_record(training["sequence"], episode["env"], row, POLICY)
+    record.update(
+        env_config=env_config,
+        system_prompt=episode.get("system_prompt"),
+        observation=episode.get("observation"),
+        reset_info=episode.get("reset_info"),
+        turns=turns,
+        num_turns=len(turns),
+        total_reward=total_reward,
+    )
+    if episode.get("error"):
+        record.update(status="error", error=episode["error"])
+    else:  # as `swift-gym eval` decides them, from the last step's info
+        info = turns[-1]["info"] if turns else {}
+        record["status"] = final_status(info, done)
+        record["success"] = succeeded(info, done, total_reward)
+    record["training"] = training
+    return record
+
+
+def calling_trainer(search: int = 8) -> Any:
+    """The ms-swift trainer that is building the calling scheduler, or None.
+
+    ms-swift 4.6 hands a scheduler neither the trainer nor the step (a request carries messages,
+    `data_dict` and a uuid), but `swift rlhf` builds it in the trainer's `_prepare_scheduler`,
+    so the trainer is that frame's `self`. A `swift rollout` worker has no such frame.
+    """
+    frame = sys._getframe(1)
+    for _ in range(search):
+        frame = frame.f_back
+        if frame is None:
+            return None
+        if frame.f_code.co_name == "_prepare_scheduler":
+            return frame.f_locals.get("self")
+    return None
+
+
+def _whole_number(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+class TrajectoryLog:
+    """What one scheduler writes: its finished episodes, each saying where training was."""
+
+    def __init__(self, directory: str, trainer: Any = None):
+        self.directory = directory
+        self._trainer = _weak(trainer)
+        self.rank = self._rank(trainer)
+        self.host = socket.gethostname()
+
+    @classmethod
+    def from_environment(cls, trainer: Any = None) -> TrajectoryLog | None:
+        """The log SWIFT_GYM_TRAJECTORIES asks for, or None when it is unset or empty."""
+        directory = os.environ.get(VARIABLE, "").strip()
+        return cls(directory, trainer) if directory else None
+
+    def step(self) -> int | None:
+        """The trainer's `state.global_step` now (optimizer steps done), or None without one."""
+        trainer = self._trainer() if self._trainer is not None else None
+        return _whole_number(getattr(getattr(trainer, "state", None), "global_step", None))
+
+    @staticmethod
+    def _rank(trainer: Any) -> int | None:
+        """The trainer's process index; a `swift rollout` worker's data-parallel rank."""
+        rank = _whole_number(getattr(getattr(trainer, "accelerator", None), "process_index", None))
+        for variable in ("SWIFT_ROLLOUT_DP_RANK", "RANK"):
+            if rank is None:
+                rank = _whole_number(os.environ.get(variable))
+        return rank
+
+    def episode_finished(
+        self, episode: Mapping[str, Any], rewards: list[float], total_reward: float, done: bool
+    ) -> None:
+        """Append the episode's record to this process's file; never raises, never blocks long.
+
+        `episode` as `episode_record` takes it, plus `played` and `step_infos` (see
+        `played_turns`); `rewards` are its step rewards.
+        """
+        file = trajectory_file(self.directory)
+
+        def build(sequence: int) -> dict[str, Any]:
+            played = episode.get("played", [])
+            turns = played_turns(played, rewards, episode.get("step_infos", []), done)
+            training = {
+                "step": self.step(),
+                "time": time.time(),
+                "sequence": sequence,
+                "host": self.host,
+                "pid": os.getpid(),
+                "rank": self.rank,
+            }
+            return episode_record(episode, turns, total_reward, done, training)
+
+        file.append(build)
+
+
+def _weak(value: Any) -> Any:
+    if value is None:
+        return None
+    try:
+        return weakref.ref(value)
+    except TypeError:
+        return lambda: value
+
+
+class TrajectoryFile:
+    """One process's file under `directory`: opened at the first record, whole lines only."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+        self.path: str | None = None
+        self.failed = False
+        self._fd: int | None = None
+        self._size = 0
+        self._sequence = 0
+        self._lock = threading.Lock()  # async_generate plays episodes in a thread of its own
+
+    def append(self, build: Any) -> None:
+        """Write `build(sequence)` as one line; the first failure warns and ends all writing."""
+        with self._lock:
+            if self.failed:
+                return
+            try:
+                if self._fd is None:
+                    self._fd, self.path = open_exclusive(self.directory)
+                line = encoded_line(build(self._sequence))
+                self._write(line)
+                self._sequence += 1
+            except Exception as error:
+                self.failed = True
+                self.close()
+                logger.warning(
+                    "swift-gym: stopped writing training trajectories to %s (%s): %s; "
+                    "training goes on without them",
+                    self.path or self.directory,
+                    VARIABLE,
+                    _reason(error),
+                )
+
+    def _write(self, line: bytes) -> None:
+        """One os.write; only after a short one (a disk filling up) the rest, and if that fails
+        too, the part written is cut off, so the file keeps whole lines."""
+        assert self._fd is not None
+        written = 0
+        try:
+            while written < len(line):
+                count = os.write(self._fd, line[written:])
+                if count <= 0:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                written += count
+        except OSError:
+            if written:
+                with contextlib.suppress(OSError):  # /dev/full, say, cannot be truncated
+                    os.ftruncate(self._fd, self._size)
+            raise
+        self._size += written
+
+    def close(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def encoded_line(record: dict[str, Any]) -> bytes:
+    """`record` as one UTF-8 JSON line.
+
+    msgspec (which ms-swift itself imports) encodes a record in about a tenth of the stdlib's
+    time, which keeps the file's cost per episode a few percent of the scheduler's own; what it
+    refuses (a lone surrogate from a model, a value JSON cannot hold) goes through
+    `json_text.dumps`, which always encodes. The scheduler's values are JSON-safe already (no
+    NaN, str keys), so both write the same data.
+    """
+    encode = _fast_encoder()
+    if encode is not None:
+        try:
+            return encode(record) + b"\n"
+        except Exception:
+            pass
+    return (dumps(record) + "\n").encode("utf-8")
+
+
+@functools.lru_cache(maxsize=1)
+def _fast_encoder() -> Any:
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    return msgspec.json.Encoder().encode
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror  # the path is in the message already
+    return f"{type(error).__name__}: {error}"[:300]
+
+
+def open_exclusive(directory: str) -> tuple[int, str]:
+    """A new file of this process's own under `directory` (made if missing): its fd and path."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except FileExistsError:  # a file has the name
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), directory) from None
+    host = re.sub(r"[^A-Za-z0-9._-]", "_", socket.gethostname())[:64] or "host"
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stem = os.path.join(directory, f"{host}-{os.getpid()}-{stamp}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+    for attempt in range(100):  # the same pid again within a second: a new name
+        path = f"{stem}-{attempt}.jsonl" if attempt else f"{stem}.jsonl"
+        try:
+            return os.open(path, flags, 0o644), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free file name", stem)
+
+
+_files: dict[str, TrajectoryFile] = {}
+_files_lock = threading.Lock()
+
+
+def trajectory_file(directory: str) -> TrajectoryFile:
+    """This process's file under `directory` (one per directory, shared by its schedulers)."""
+    with _files_lock:
+        file = _files.get(directory)
+        if file is None:
+            file = _files[directory] = TrajectoryFile(directory)
+        return file
+
+
+def _after_fork_in_child() -> None:
+    """A forked child writes a file of its own: forget (and close) the parent's."""
+    global _files_lock
+    _files_lock = threading.Lock()
+    for file in _files.values():
+        file.close()
+    _files.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
