@@ -54,6 +54,21 @@ def completion(text: str) -> dict[str, Any]:
     return {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
 
 
+class JSONHandler(BaseHTTPRequestHandler):
+    """A quiet handler that answers with JSON: the base of every scripted server in the tests."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def reply(self, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
 class Listener(ThreadingHTTPServer):
     request_queue_size = 128
     daemon_threads = True
@@ -71,19 +86,8 @@ def serve(args: argparse.Namespace) -> None:
         log.write(json.dumps(line) + "\n")
         log.flush()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JSONHandler):
         protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def reply(self, status: int, payload: Any) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
 
         def do_GET(self) -> None:
             if self.path == "/v1/models" and args.answer == "stall":
