@@ -14,13 +14,13 @@ import signal
 import subprocess
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_runner import SCRIPT, run
-from openai_server import completion, solve_reply
+from openai_server import JSONHandler, completion, solve_reply
 
 SYSTEM = "You play. Answer with a tag."
 ODD_TEXT = " \x1b[2J\x00\x07\u202e\u2028\ufeff\x7f\\n \U0001f600 end"
@@ -46,26 +46,15 @@ def model_server() -> Iterator[tuple[str, list[list[dict[str, Any]]]]]:
     seen: list[list[dict[str, Any]]] = []
     lock = threading.Lock()
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def answer(self, payload: Any) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(JSONHandler):
         def do_GET(self) -> None:
-            self.answer({"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+            self.reply(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             with lock:
                 seen.append(body["messages"])
-            self.answer(completion(reply_to(body["messages"])))
+            self.reply(200, completion(reply_to(body["messages"])))
 
     httpd = Listener(("127.0.0.1", 0), Handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()

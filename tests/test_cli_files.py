@@ -15,12 +15,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cli_runner import SCRIPT, run
+from openai_server import JSONHandler
 
 Writer = Callable[[Path], "subprocess.CompletedProcess[str]"]
 
@@ -279,25 +279,14 @@ class _Listener(ThreadingHTTPServer):
 def surrogate_server() -> Iterator[str]:
     """An OpenAI-compatible server whose model replies with a lone surrogate in the text."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def reply(self, payload: Any) -> None:
-            data = json.dumps(payload).encode()  # ensure_ascii: the surrogate is "\ud800"
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(JSONHandler):  # json.dumps (ensure_ascii) carries a surrogate as an escape
         def do_GET(self) -> None:
-            self.reply({"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+            self.reply(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers["Content-Length"]))
             message = {"role": "assistant", "content": "\ud800 <action>down</action>"}
-            self.reply({"choices": [{"index": 0, "message": message}]})
+            self.reply(200, {"choices": [{"index": 0, "message": message}]})
 
     server = _Listener(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
