@@ -5,7 +5,7 @@ What the file holds came from a model and an env: shown escaped in warnings, wri
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -14,45 +14,14 @@ import click
 from rich.text import Text
 
 from ..evaluation.sft import ExportCounts, Selection, sft_lines
-from ..output_files import describe, is_stdout, open_output
+from ..output_files import describe, open_output
 from . import visible
 from .console import stderr
 from .errors import CommandError
-from .trajectories import read_trajectories
+from .trajectories import read_trajectories, trajectory_files
 from .transcript import plural
 
 _SHOWN_PROBLEMS = 20
-
-
-def trajectory_files(paths: Iterable[Path], output: Path) -> list[Path]:
-    """The files to read: each path (`-` is stdin), a directory as the `.jsonl` files in it by
-    name (training writes one per process into one directory), hidden files and the output
-    left out. Listed before the output is opened, whose temporary file is hidden beside it."""
-    files: list[Path] = []
-    for path in paths:
-        if _same_file(path, output):
-            raise CommandError(f"{path} is the output too: writing would replace the episodes")
-        if not path.is_dir():
-            files.append(path)
-            continue
-        found = sorted(
-            file
-            for file in path.glob("*.jsonl")
-            if file.is_file() and not file.name.startswith(".") and not _same_file(file, output)
-        )
-        if not found:
-            raise CommandError(f"{path} holds no .jsonl file of episodes")
-        files.extend(found)
-    return files
-
-
-def _same_file(path: Path, output: Path) -> bool:
-    if is_stdout(path) or is_stdout(output):
-        return False
-    try:
-        return path.samefile(output)
-    except OSError:  # the output does not exist yet
-        return False
 
 
 @click.command()

@@ -1,12 +1,13 @@
-"""Reading a trajectory file for `replay` and `report`: each line that is no episode is named in a
-warning on stderr (the first few of them), and a file with no episode stops the command.
+"""Reading trajectory files for `replay`, `report` and `export`: each line that is no episode is
+named in a warning on stderr (the first few of them), and a file with no episode stops the
+command. A directory stands for the files training wrote into it.
 
 The file's schema, writing and reading are the library's: `evaluation.records`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from rich.text import Text
 
 from ..evaluation.errors import TrajectoryFileError
 from ..evaluation.records import read_records
+from ..evaluation.runs import trajectory_paths
+from ..output_files import is_stdout
 from . import visible
 from .console import stderr
 from .errors import CommandError
@@ -43,3 +46,26 @@ def read_trajectories(path: Path) -> Iterator[dict[str, Any]]:
         count()
         raise CommandError(str(error)) from None
     count()
+
+
+def trajectory_files(paths: Iterable[Path], output: Path | None = None) -> list[Path]:
+    """The files to read (see `evaluation.runs.trajectory_paths`; `-` is stdin), never the
+    output. Listed before the output is opened, whose temporary file is hidden beside it."""
+    files: list[Path] = []
+    for path in paths:
+        if _same_file(path, output):
+            raise CommandError(f"{path} is the output too: writing would replace the episodes")
+        try:
+            files.extend(trajectory_paths(path, lambda file: not _same_file(file, output)))
+        except TrajectoryFileError as error:
+            raise CommandError(str(error)) from None
+    return files
+
+
+def _same_file(path: Path, output: Path | None) -> bool:
+    if output is None or is_stdout(path) or is_stdout(output):
+        return False
+    try:
+        return path.samefile(output)
+    except OSError:  # the output does not exist yet
+        return False
