@@ -382,9 +382,12 @@ def test_report_writes_one_self_contained_html_page(trajectories: Path, tmp_path
     out = tmp_path / "report.html"
     result = run("report", str(trajectories), "-o", str(out))
     assert result.returncode == 0, result.stderr
+    assert "(1 run, 30 episodes)" in result.stderr
     html = out.read_text()
     assert html.startswith("<!DOCTYPE html>")
     assert html.count("<svg") == 4  # statuses, rewards, turns, status by seed
-    assert "frozen_lake: status by seed" in html
-    assert "30 episodes, policy random" in html
+    assert "run A, frozen_lake: status by seed" in html
+    assert "<td>eval</td><td>30</td><td>frozen_lake</td><td>random</td>" in html
+    assert html.count('<details class="episode"') == 30
+    assert "No run here comes from training" in html
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing fetched

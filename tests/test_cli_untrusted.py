@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from cli_runner import SCRIPT
 
+from swift_gym.cli.episode_browser import SCRIPT as PAGE_SCRIPT
+
 # Everything a terminal or a browser would act on, or show as nothing.
 REPLY = "\x1b[2J\x1b]0;pwned\x07\x04\x9b31m\u202egnp.exe\u200b[bold red]markup[/bold red]"
 SHOWN = r"\x1b[2J\x1b]0;pwned\x07\x04\x9b31m\u202egnp.exe\u200b[bold red]markup[/bold red]"
@@ -159,13 +161,22 @@ class Tags(HTMLParser):
         self.tags: set[str] = set()
         self.attributes: set[str] = set()
         self.text: list[str] = []
+        self.scripts: list[str] = []
+        self.in_script = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.add(tag)
         self.attributes.update(name for name, _ in attrs)
+        self.in_script = tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        self.in_script = False
 
     def handle_data(self, data: str) -> None:
-        self.text.append(data)
+        if self.in_script:
+            self.scripts.append(data)
+        else:
+            self.text.append(data)
 
 
 def test_report_escapes_html_and_shows_controls(tmp_path: Path) -> None:
@@ -183,15 +194,22 @@ def test_report_escapes_html_and_shows_controls(tmp_path: Path) -> None:
     parser = Tags()
     parser.feed(html)
     assert parser.tags <= {
-        "html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "table", "tr",
-        "th", "td", "div", "span", "svg", "text", "line", "rect",
+        "html", "head", "meta", "title", "style", "body", "h1", "h2", "h4", "p", "b", "br",
+        "table", "tr", "th", "td", "div", "span", "pre", "details", "summary", "label",
+        "select", "option", "script", "svg", "text", "line", "rect",
     }  # fmt: skip
     assert not {a for a in parser.attributes if a.startswith("on") or a in ("src", "href")}
+    assert parser.scripts == [PAGE_SCRIPT]  # the page's own filter, and nothing from the data
     text = "".join(parser.text)
     assert INJECTION in text  # shown as text, not as tags
     assert r"max_turns\x1b[2J" in text
     assert r"\u202e\ud800" in text
     assert r"x\x1b[2J" in text  # a seed that is not a number
+    assert SHOWN in text  # the episode browser: replies, prompts, observations and infos too
+    assert r"system prompt \x1b]0;title\x07 \u202eend" in text
+    assert r"observation 1\x1b[5m" in text
+    assert r'note:"\x1b]0;info\x07"' in text
+    assert "(3 spaces)" in text and "(empty)" in text
 
 
 def test_error_messages_show_the_data_they_quote_escaped(tmp_path: Path) -> None:

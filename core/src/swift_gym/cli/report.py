@@ -1,161 +1,79 @@
-"""`swift-gym report`: one self-contained HTML page of an eval run's numbers and charts.
+"""`swift-gym report`: runs side by side in one self-contained HTML page (see `report_page`).
 
-The page has no script and loads nothing. Every text from the file (env names, policies,
-statuses, seeds, the file's name) is HTML-escaped and has its controls and invisible characters
-spelled out (`visible.html`), so no record can add markup to the page or hide in it.
+Each argument is a run: a trajectory file from `swift-gym eval -o`, or a directory that
+training filled (SWIFT_GYM_TRAJECTORIES). The first is the baseline the others are compared with.
 """
 
 from __future__ import annotations
 
-import math
-from collections import defaultdict
+import string
 from pathlib import Path
-from typing import Any
 
 import click
 
-from .. import __version__
-from ..evaluation.stats import summarize
 from ..output_files import describe, open_output
 from . import visible
 from .console import stderr
 from .errors import CommandError
-from .svg import bar_chart, data_text, histogram_bins, status_colour, status_strip
-from .trajectories import read_trajectories
+from .report_page import Run, render_report
+from .trajectories import read_trajectories, trajectory_files
 from .transcript import plural
 
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1100px; }
-table { border-collapse: collapse; margin: 1em 0; }
-td, th { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-.charts { display: flex; flex-wrap: wrap; gap: 1.5em; }
-svg { font-family: system-ui, sans-serif; }
-.esc { color: #a00; background: #fee; font-family: monospace; }
-"""
+LABELS = string.ascii_uppercase
 
 
-def escape(value: Any) -> str:
-    """Data as HTML text: escaped, controls and invisible characters spelled out and marked."""
-    return visible.html(value if isinstance(value, str) else visible.brief(value, 200))
-
-
-def _seed_order(record: dict[str, Any]) -> tuple[int, float, str]:
-    """Numeric seeds in order, then the rest (none, text) by their text: never a TypeError."""
-    seed = record.get("seed")
-    if isinstance(seed, (int, float)) and not isinstance(seed, bool) and seed == seed:
-        return (0, seed, "")
-    return (1, 0.0, visible.brief(seed, 200))
-
-
-def _number(value: Any, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    return f"{value:.{digits}f}"
-
-
-def _summary_table(summary: dict[str, Any]) -> str:
-    low, high = summary["mean_reward_ci95"]
-    rate_low, rate_high = summary["success_rate_ci95"]
-    rows = [
-        ("episodes", str(summary["episodes"])),
-        ("success rate", f"{_number(summary['success_rate'])} "
-         f"(95% CI {_number(rate_low)} to {_number(rate_high)})"),
-        ("mean reward", f"{_number(summary['mean_reward'])} "
-         f"(95% CI {_number(low)} to {_number(high)})"),
-        ("mean turns", _number(summary["mean_turns"], 2)),
-        ("invalid-action rate", _number(summary["invalid_action_rate"])),
-        ("failed episodes", str(summary["failed_episodes"])),
-    ]  # fmt: skip
-    body = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows)
-    return f"<table>{body}</table>"
-
-
-def _per_env_table(by_env: dict[str, list[dict[str, Any]]]) -> str:
-    head = "<tr><th>env</th><th>episodes</th><th>success rate</th><th>mean reward</th>" \
-        "<th>mean turns</th><th>failed</th></tr>"  # fmt: skip
-    rows = []
-    for env, records in sorted(by_env.items()):
-        s = summarize(records)
-        cells = [
-            str(s["episodes"]),
-            _number(s["success_rate"]),
-            _number(s["mean_reward"]),
-            _number(s["mean_turns"], 2),
-            str(s["failed_episodes"]),
-        ]
-        rows.append(
-            f"<tr><td>{escape(env)}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
-        )
-    return f"<table>{head}{''.join(rows)}</table>"
-
-
-def render_report(records: list[dict[str, Any]], source: str) -> str:
-    """The HTML page for `records`, read from `source`."""
-    summary = summarize(records)
-    statuses = list(summary["statuses"])
-    charts = [
-        bar_chart(
-            "episodes by final status",
-            statuses,
-            [summary["statuses"][s] for s in statuses],
-            [status_colour(s, statuses) for s in statuses],
-        ),
-        bar_chart(
-            "total reward per episode",
-            *histogram_bins([float(r.get("total_reward") or 0) for r in records]),
-        ),
-        bar_chart(
-            "turns per episode", *histogram_bins([int(r.get("num_turns") or 0) for r in records])
-        ),
-    ]
-    by_env: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for record in records:
-        by_env[visible.brief(record.get("env"), 200)].append(record)
-    strips = []
-    for env, env_records in sorted(by_env.items()):
-        ordered = sorted(env_records, key=_seed_order)
-        cells = [
-            (
-                f"seed {visible.brief(r.get('seed'))} (episode {visible.brief(r.get('index'))}): "
-                f"{visible.brief(r.get('status'))}, reward {visible.brief(r.get('total_reward'))}, "
-                f"{plural(r.get('num_turns'), 'turn')}",
-                str(r.get("status")),
-            )
-            for r in ordered
-        ]
-        strips.append(status_strip(f"{env}: status by seed", cells, statuses))
-    policies = sorted({visible.brief(r.get("policy"), 200) for r in records})
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>swift-gym report: {data_text(source)}</title><style>{_STYLE}</style></head>
-<body>
-<h1>swift-gym eval report</h1>
-<p>{escape(source)}: {len(records)} episodes, policy {escape(", ".join(policies))},
-envs {escape(", ".join(sorted(by_env)))}. Made by swift-gym {escape(__version__)}.</p>
-{_summary_table(summary)}
-<h2>Per env</h2>
-{_per_env_table(by_env)}
-<h2>Distributions</h2>
-<div class="charts">{"".join(charts)}</div>
-<h2>Status by seed</h2>
-{"".join(strips)}
-</body></html>
-"""
+def load_runs(paths: tuple[Path, ...], output: Path) -> list[Run]:
+    """One run per path, lettered A, B, ... in the order given."""
+    if len(paths) > len(LABELS):
+        raise CommandError(f"at most {len(LABELS)} runs in one report, got {len(paths)}")
+    runs = []
+    for label, path in zip(LABELS, paths, strict=False):
+        records = []
+        for file in trajectory_files([path], output):
+            try:
+                records.extend(read_trajectories(file))
+            except OSError as error:
+                raise CommandError(f"cannot read {file}: {error.strerror or error}") from None
+        if not records:
+            raise CommandError(f"{path} holds no episodes")
+        runs.append(Run(label, str(path), records))
+    return runs
 
 
 @click.command()
-@click.argument("trajectories", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "trajectories", nargs=-1, required=True,
+    type=click.Path(exists=True, readable=True, path_type=Path),
+)  # fmt: skip
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
-    help="HTML file to write ('-': stdout) [default: TRAJECTORIES with .html].",
+    help="HTML file to write ('-': stdout) [default: the first TRAJECTORIES with .html].",
 )  # fmt: skip
-def report(trajectories: Path, output: Path | None) -> None:
-    """Write a self-contained HTML report (summary, reward, turns, status by seed and env)."""
-    records = list(read_trajectories(trajectories))
-    if not records:
-        raise CommandError(f"{trajectories} holds no episodes")
-    output = output or trajectories.with_suffix(".html")
+@click.option(
+    "--episodes", "episodes_shown", type=click.IntRange(min=0), default=300, show_default=True,
+    help="Episodes of each run written into the page's episode browser (spread over its envs "
+    "and statuses).",
+)  # fmt: skip
+def report(trajectories: tuple[Path, ...], output: Path | None, episodes_shown: int) -> None:
+    """Write one self-contained HTML page about the runs in TRAJECTORIES.
+
+    Each is a run: a file from `swift-gym eval -o`, or a directory of training trajectories
+    (SWIFT_GYM_TRAJECTORIES). The page shows each run's summary side by side, the differences
+    from the first run and whether they are significant, the same per env, learning curves
+    over training steps (or time) for training runs, and an episode browser filtered by run,
+    env and status. It loads nothing and runs no script but its own filter.
+
+    Example: swift-gym report before.jsonl after.jsonl -o compare.html
+    """
+    first = trajectories[0]
+    output = output or (first / "report.html" if first.is_dir() else first.with_suffix(".html"))
+    runs = load_runs(trajectories, output)
+    page = render_report(runs, episodes_shown)
     with open_output(output) as file:
-        file.write(render_report(records, trajectories.name))
-    stderr().print(visible.rich(f"wrote {describe(output)} ({len(records)} episodes)"))
+        file.write(page)
+    episodes = sum(len(run.records) for run in runs)
+    stderr().print(
+        visible.rich(
+            f"wrote {describe(output)} ({plural(len(runs), 'run')}, {plural(episodes, 'episode')})"
+        )
+    )

@@ -1,8 +1,19 @@
-"""Small inline SVG charts for the HTML report: no plotting library, no external files.
+"""Small inline SVG charts for the HTML report: bars, status strips, lines with bands.
+
+Why hand-written SVG and not a plotting library, chosen on what the report must be: one file
+that opens anywhere with no network, a few hundred KB at most, and safe with text from models.
+- Plotly or Vega-Lite would draw in the browser: 1 to 4 MB of JavaScript inlined into every
+  page, the data handed to it as JSON that a script reads (a second escaping path for hostile
+  text), and a Content-Security-Policy that has to allow that script to evaluate code.
+- Matplotlib (or anything built on it) would add NumPy, Pillow and Matplotlib, some 40 MB, to a
+  core package that every training process installs, for static pictures.
+- The report needs three kinds of chart, each about forty lines here, drawn in fixed sizes (the
+  page looks the same in every browser) with every data text escaped by one function.
+What a library would add that is missed here is zoom and hover readouts; each mark carries a
+`<title>` tooltip instead.
 
 Every text that comes from data (statuses, env names, tooltips) goes through `data_text`:
-HTML-escaped, with controls and invisible characters spelled out (see `visible`). Sizes are
-fixed, so the report looks the same in any browser and stays a single file.
+HTML-escaped, with controls and invisible characters spelled out (see `visible`).
 """
 
 from __future__ import annotations
@@ -125,5 +136,109 @@ def status_strip(
             f'<text x="{x + 14}" y="{legend_y}" font-size="11">{data_text(status)}</text>'
         )
         x += 24 + 7 * len(status)
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+Series = tuple[str, str, Sequence[tuple[float, float, float, float]]]
+"""(name, colour, points): each point (x, y, low, high); low and high draw a band (NaN: none)."""
+
+
+def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values that cover [low, high]."""
+    if not high > low:
+        return [low]
+    raw = (high - low) / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(low / step - 1e-9) * step
+    ticks = []
+    value = first
+    while value <= high + step * 1e-9:
+        ticks.append(round(value, 10))
+        value += step
+    return ticks
+
+
+def line_chart(
+    title: str,
+    series: Sequence[Series],
+    x_label: str,
+    y_range: tuple[float, float] | None = None,
+    width: int = 520,
+    height: int = 280,
+) -> str:
+    """Lines over x, one per series, each point a dot with a tooltip, its interval a band."""
+    left, right, top, bottom = 48, 12, 44, 64
+    plot_w, plot_h = width - left - right, height - top - bottom
+    points = [p for _, _, pts in series for p in pts if math.isfinite(p[1])]
+    xs = [p[0] for p in points]
+    x_low, x_high = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    if x_high == x_low:
+        x_low, x_high = x_low - 0.5, x_high + 0.5
+    if y_range is None:
+        ys = [v for p in points for v in p[1:] if math.isfinite(v)] + [0.0]
+        y_low, y_high = min(ys), max(ys)
+        if y_high == y_low:
+            y_high = y_low + 1
+    else:
+        y_low, y_high = y_range
+
+    def px(x: float) -> float:
+        return left + (x - x_low) / (x_high - x_low) * plot_w
+
+    def py(y: float) -> float:
+        return top + plot_h - (min(max(y, y_low), y_high) - y_low) / (y_high - y_low) * plot_h
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'role="img" aria-label="{data_text(title)}">',
+        f'<text x="{left}" y="18" font-weight="bold">{data_text(title)}</text>',
+        f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" '
+        'stroke="#ccc"/>',
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 32}" text-anchor="middle" '
+        f'font-size="11">{data_text(x_label)}</text>',
+    ]
+    for tick in _ticks(y_low, y_high):
+        y = py(tick)
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#eee"/>'
+            f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end" font-size="11">'
+            f"{_fmt(tick)}</text>"
+        )
+    for tick in _ticks(x_low, x_high):
+        x = px(tick)
+        parts.append(
+            f'<text x="{x:.1f}" y="{top + plot_h + 14}" text-anchor="middle" font-size="11">'
+            f"{_fmt(tick)}</text>"
+        )
+    for name, colour, pts in series:
+        pts = [p for p in pts if math.isfinite(p[1])]
+        band = [p for p in pts if math.isfinite(p[2]) and math.isfinite(p[3])]
+        if len(band) > 1:
+            outline = [f"{px(x):.1f},{py(high):.1f}" for x, _, _, high in band]
+            outline += [f"{px(x):.1f},{py(low):.1f}" for x, _, low, _ in reversed(band)]
+            parts.append(
+                f'<polygon points="{" ".join(outline)}" fill="{colour}" fill-opacity="0.15"/>'
+            )
+        if len(pts) > 1:
+            line = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y, _, _ in pts)
+            parts.append(
+                f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>'
+            )
+        for x, y, low, high in pts:
+            interval = f" (95% CI {low:.3g} to {high:.3g})" if math.isfinite(low) else ""
+            parts.append(
+                f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{colour}">'
+                f"<title>{data_text(name)}: {_fmt(x)}: {y:.3g}{interval}</title></circle>"
+            )
+    x, legend_y = left, height - 10
+    for name, colour, _ in series:
+        shown = visible.brief(name, 40)
+        parts.append(
+            f'<rect x="{x}" y="{legend_y - 9}" width="10" height="10" fill="{colour}"/>'
+            f'<text x="{x + 14}" y="{legend_y}" font-size="11">{data_text(shown)}</text>'
+        )
+        x += 24 + 7 * len(shown)
     parts.append("</svg>")
     return "\n".join(parts)

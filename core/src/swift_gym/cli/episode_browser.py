@@ -1,0 +1,208 @@
+"""The report's episode browser: each episode's turns, filtered by run, env and status.
+
+Every episode is written into the page as HTML (escaped by `visible.html`, each text cut at
+`TEXT_SHOWN` characters), so the page shows everything with scripts off too; the one script only
+hides the episodes that do not match the filters. It reads the `data-*` attributes and the
+selected options, both written by `attribute`, so equal values compare equal; it never parses
+data or writes HTML. A run's episodes beyond `limit` are left out evenly across its
+(env, status) groups, so a rare status stays in view, and the page says how many.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Mapping, Sequence
+from html import escape as html_escape
+from typing import Any
+
+from . import visible
+from .transcript import plural
+
+TEXT_SHOWN = 4000
+"""Characters of one reply, observation or prompt written into the page."""
+INFO_SHOWN = 600
+"""Characters of a turn's info written into the page."""
+
+SCRIPT = """
+(function () {
+  var keys = ["run", "env", "status"];
+  var filters = {};
+  keys.forEach(function (key) { filters[key] = document.getElementById("filter-" + key); });
+  var episodes = Array.prototype.slice.call(document.querySelectorAll("#episodes .episode"));
+  var count = document.getElementById("filter-count");
+  function apply() {
+    var shown = 0;
+    episodes.forEach(function (episode) {
+      var match = keys.every(function (key) {
+        var wanted = filters[key].value;
+        return wanted === "" || episode.getAttribute("data-" + key) === wanted;
+      });
+      episode.hidden = !match;
+      if (match) { shown += 1; }
+    });
+    count.textContent = shown + " of " + episodes.length + " episodes shown";
+  }
+  keys.forEach(function (key) { filters[key].addEventListener("change", apply); });
+  apply();
+})();
+"""
+
+
+def script_hash() -> str:
+    """The script's CSP hash: the page allows this script and no other."""
+    digest = hashlib.sha256(SCRIPT.encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
+
+
+def attribute(value: Any) -> str:
+    """A data value as an attribute value (quoted by the caller): visible, escaped, bounded."""
+    text = value if isinstance(value, str) else visible.brief(value, 200)
+    return html_escape(visible.plain(text[:200]), quote=True)
+
+
+def escape(value: Any, limit: int = 200) -> str:
+    """A data value as HTML text: any value, escaped, controls spelled out, bounded."""
+    return visible.html(value[:limit] if isinstance(value, str) else visible.brief(value, limit))
+
+
+def block(value: Any) -> str:
+    """A chat text as a `<pre>`: exactly as written up to `TEXT_SHOWN` characters."""
+    if value is None:
+        return '<p class="none">(none)</p>'
+    text = value if isinstance(value, str) else visible.brief(value, TEXT_SHOWN)
+    label = visible.blank_label(text)
+    if label is not None:
+        return f'<p class="none">{html_escape(label)}</p>'
+    cut = ""
+    if len(text) > TEXT_SHOWN:
+        cut = f'<span class="cut">… {len(text) - TEXT_SHOWN:,} more characters</span>'
+    return f"<pre>{visible.html(text[:TEXT_SHOWN])}{cut}</pre>"
+
+
+def pick(records: Sequence[Mapping[str, Any]], limit: int) -> list[Mapping[str, Any]]:
+    """At most `limit` records, spread over the (env, status) groups and evenly within each,
+    in their first order."""
+    if len(records) <= limit:
+        return list(records)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for position, record in enumerate(records):
+        key = (str(record.get("env")), str(record.get("status")))
+        groups.setdefault(key, []).append(position)
+    quota = {key: 0 for key in groups}
+    left = limit
+    while left:  # round robin: each group one more, while it has more
+        grew = False
+        for key, members in groups.items():
+            if left and quota[key] < len(members):
+                quota[key] += 1
+                left -= 1
+                grew = True
+        if not grew:
+            break
+    chosen: list[int] = []
+    for key, members in groups.items():
+        take = quota[key]
+        chosen += [members[k * len(members) // take] for k in range(take)]
+    return [records[position] for position in sorted(chosen)]
+
+
+def _where(record: Mapping[str, Any]) -> str:
+    training = record.get("training")
+    if not isinstance(training, Mapping):
+        return ""
+    parts = []
+    if training.get("step") is not None:
+        parts.append(f"step {visible.brief(training.get('step'))}")
+    if training.get("rank") is not None:
+        parts.append(f"rank {visible.brief(training.get('rank'))}")
+    parts.append(
+        f"{visible.brief(training.get('host'), 40)} pid {visible.brief(training.get('pid'))}"
+    )
+    return ", ".join(parts)
+
+
+def _turn(turn: Mapping[str, Any]) -> str:
+    valid = turn.get("valid_action")
+    verdict = {True: "valid", False: '<span class="bad">invalid</span>'}.get(valid, "")
+    facts = [
+        f"action {escape(turn.get('action'), 120)}",
+        verdict,
+        f"reward {escape(turn.get('reward'), 40)}",
+        "done" if turn.get("done") else "",
+    ]
+    info = turn.get("info")
+    info_line = (
+        f'<p class="info">info {escape(info, INFO_SHOWN)}</p>' if info not in (None, {}) else ""
+    )
+    return (
+        f'<div class="turn"><h4>turn {escape(turn.get("turn"), 20)}: assistant</h4>'
+        f"{block(turn.get('reply'))}"
+        f'<p class="facts">{" · ".join(fact for fact in facts if fact)}</p>{info_line}'
+        f"<h4>user</h4>{block(turn.get('observation'))}</div>"
+    )
+
+
+def episode(label: str, record: Mapping[str, Any]) -> str:
+    """One episode as a closed `<details>`: a headline, then the whole chat turn by turn."""
+    status = record.get("status")
+    where = _where(record)
+    headline = (
+        f"<b>{html_escape(label)}</b> · {escape(record.get('env'))} · seed "
+        f"{escape(record.get('seed'), 60)} · {escape(status, 60)} · reward "
+        f"{escape(record.get('total_reward'), 40)} · "
+        f"{escape(plural(record.get('num_turns'), 'turn'))}"
+        + (f" · {escape(where)}" if where else "")
+    )
+    turns = record.get("turns") or []
+    error = record.get("error")
+    parts = [
+        f'<details class="episode" data-run="{attribute(label)}" '
+        f'data-env="{attribute(record.get("env"))}" data-status="{attribute(status)}">',
+        f"<summary>{headline}</summary>",
+        f'<p class="error">error: {escape(error, 2000)}</p>' if error else "",
+        f"<h4>system</h4>{block(record.get('system_prompt'))}",
+        f"<h4>user</h4>{block(record.get('observation'))}",
+        "".join(_turn(turn) for turn in turns if isinstance(turn, Mapping)),
+        "</details>",
+    ]
+    return "".join(parts)
+
+
+def _select(key: str, title: str, values: Sequence[Any]) -> str:
+    options = "".join(
+        f'<option value="{attribute(value)}">{escape(value)}</option>' for value in values
+    )
+    return (
+        f'<label>{title} <select id="filter-{key}"><option value="">all</option>'
+        f"{options}</select></label>"
+    )
+
+
+def browser(runs: Sequence[tuple[str, Sequence[Mapping[str, Any]]]], limit: int) -> str:
+    """The section for `runs` ((label, records) pairs): filters, then the episodes."""
+    shown: list[tuple[str, Mapping[str, Any]]] = []
+    notes = []
+    for label, records in runs:
+        picked = pick(records, limit)
+        shown += [(label, record) for record in picked]
+        if len(picked) < len(records):
+            notes.append(
+                f"run {html_escape(label)}: {len(picked):,} of {len(records):,} episodes, "
+                "spread over its envs and statuses"
+            )
+    envs = sorted({visible.brief(r.get("env"), 200) for _, r in shown})
+    statuses = sorted({visible.brief(r.get("status"), 200) for _, r in shown})
+    left_out = (
+        f'<p class="note">Written into this page: {"; ".join(notes)} '
+        "(swift-gym report --episodes N writes more).</p>"
+        if notes
+        else ""
+    )
+    return (
+        f'<div class="filters">{_select("run", "run", [label for label, _ in runs])}'
+        f"{_select('env', 'env', envs)}{_select('status', 'status', statuses)}"
+        f'<span id="filter-count">{len(shown)} episodes</span></div>{left_out}'
+        f'<div id="episodes">{"".join(episode(label, record) for label, record in shown)}</div>'
+        f"<script>{SCRIPT}</script>"
+    )

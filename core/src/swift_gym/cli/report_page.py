@@ -1,0 +1,379 @@
+"""The report page: runs side by side, their differences, learning curves, every episode.
+
+One self-contained HTML file: no request leaves it (its Content-Security-Policy allows no
+source at all, only its own inline style and the one script of `episode_browser`, by hash), so
+it can be mailed or attached to an issue. Every text from the files (env names, policies,
+statuses, seeds, replies, the files' names) is escaped with its controls and invisible
+characters spelled out (`visible.html`), so no record can add markup to the page or hide in it.
+
+With several runs, the first is the baseline and each other run is compared with it: the
+difference of success rates and of mean rewards, with 95% intervals and whether they leave out
+0 (see `evaluation.compare`). Charts are `svg`'s (why not a plotting library: see there).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from .. import __version__
+from ..evaluation.compare import Difference, differences
+from ..evaluation.curves import STEP, Curve, is_training, run_curves
+from ..evaluation.stats import summarize
+from . import visible
+from .episode_browser import browser, escape, script_hash
+from .svg import (
+    PALETTE,
+    bar_chart,
+    data_text,
+    histogram_bins,
+    line_chart,
+    status_colour,
+    status_strip,
+)
+from .transcript import plural
+
+STRIP_CELLS = 2000
+"""Episodes one status-by-seed strip shows at most."""
+ENVS_SHOWN = 50
+"""Rows of the per-env table at most (the envs with most episodes)."""
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1200px; }
+table { border-collapse: collapse; margin: 1em 0; }
+td, th { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; vertical-align: top; }
+th:first-child, td:first-child { text-align: left; }
+#runs td, #runs th { text-align: left; }
+.charts { display: flex; flex-wrap: wrap; gap: 1.5em; }
+svg { font-family: system-ui, sans-serif; }
+.esc { color: #a00; background: #fee; font-family: monospace; }
+.sig { color: #080; font-weight: bold; }
+.sig.worse { color: #b00; }
+.ns, .note, .none, .cut { color: #777; }
+.ci { color: #777; font-size: 0.85em; display: block; }
+.filters { position: sticky; top: 0; background: #fff; padding: 0.5em 0; display: flex;
+  gap: 1.5em; align-items: center; border-bottom: 1px solid #ddd; }
+details.episode { border: 1px solid #ddd; border-radius: 4px; margin: 0.4em 0;
+  padding: 0.3em 0.6em; }
+details.episode > summary { cursor: pointer; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: 0.5em;
+  margin: 0.2em 0; }
+h4 { margin: 0.6em 0 0.1em; font-size: 0.9em; color: #555; }
+.turn { border-left: 3px solid #4e79a7; padding-left: 0.6em; margin: 0.6em 0; }
+.facts, .info { font-size: 0.85em; margin: 0.2em 0; font-family: monospace; }
+.bad, .error { color: #b00; }
+"""
+
+
+@dataclass
+class Run:
+    """One run in the report: a letter, where its episodes came from, and the episodes."""
+
+    label: str
+    source: str
+    records: list[dict[str, Any]]
+
+    @property
+    def training(self) -> bool:
+        return is_training(self.records)
+
+
+def _number(value: Any, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def _interval(pair: Sequence[float]) -> str:
+    low, high = pair
+    if math.isnan(low):
+        return ""
+    return f'<span class="ci">95% CI {low:.3f} to {high:.3f}</span>'
+
+
+def _difference(diff: Difference) -> str:
+    """A difference with its interval and verdict, as a table cell's content."""
+    if math.isnan(diff.difference):
+        return "n/a"
+    if not diff.known:
+        return f"{diff.difference:+.3f}<span class='ci'>too few episodes to tell</span>"
+    if diff.significant:
+        better = diff.difference > 0
+        verdict = f'<span class="sig{"" if better else " worse"}">significant</span>'
+    else:
+        verdict = '<span class="ns">not significant</span>'
+    return (
+        f"{diff.difference:+.3f} {verdict}"
+        f'<span class="ci">95% CI {diff.low:+.3f} to {diff.high:+.3f}</span>'
+    )
+
+
+def _runs_table(runs: Sequence[Run]) -> str:
+    head = "<tr><th>run</th><th>from</th><th>kind</th><th>episodes</th><th>envs</th>" \
+        "<th>policies</th></tr>"  # fmt: skip
+    rows = []
+    for run in runs:
+        envs = sorted({visible.brief(r.get("env"), 200) for r in run.records})
+        policies = sorted({visible.brief(r.get("policy"), 200) for r in run.records})
+        shown_envs = ", ".join(envs[:10]) + (
+            f" and {len(envs) - 10} more" if len(envs) > 10 else ""
+        )
+        rows.append(
+            f"<tr><td><b>{escape(run.label)}</b></td><td>{escape(run.source, 300)}</td>"
+            f"<td>{'training' if run.training else 'eval'}</td><td>{len(run.records):,}</td>"
+            f"<td>{escape(shown_envs, 600)}</td><td>{escape(', '.join(policies), 300)}</td></tr>"
+        )
+    return f'<table id="runs">{head}{"".join(rows)}</table>'
+
+
+def _header(runs: Sequence[Run]) -> str:
+    """A column per run, then one per difference from the baseline (`B - A`)."""
+    base = escape(runs[0].label)
+    cells = [f"<th>run {escape(run.label)}</th>" for run in runs]
+    cells += [f"<th>{escape(run.label)} &minus; {base}</th>" for run in runs[1:]]
+    return "".join(cells)
+
+
+def _summary_table(runs: Sequence[Run], summaries: Sequence[Mapping[str, Any]]) -> str:
+    base = summaries[0]
+    others = list(zip(runs[1:], summaries[1:], strict=True))
+    head = f"<tr><th>measure</th>{_header(runs)}</tr>"
+
+    def row(name: str, cells: list[str], diffs: list[str] | None = None) -> str:
+        diffs = diffs if diffs is not None else ["" for _ in others]
+        return f"<tr><th>{name}</th>" + "".join(f"<td>{c}</td>" for c in cells + diffs) + "</tr>"
+
+    rate_diffs = [differences(base, s) for _, s in others]
+    rows = [
+        row("episodes", [f"{s['episodes']:,}" for s in summaries]),
+        row(
+            "success rate",
+            [_number(s["success_rate"]) + _interval(s["success_rate_ci95"]) for s in summaries],
+            [_difference(d[0]) for d in rate_diffs],
+        ),
+        row(
+            "mean reward",
+            [_number(s["mean_reward"]) + _interval(s["mean_reward_ci95"]) for s in summaries],
+            [_difference(d[1]) for d in rate_diffs],
+        ),
+        row("mean turns", [_number(s["mean_turns"], 2) for s in summaries]),
+        row("invalid-action rate", [_number(s["invalid_action_rate"]) for s in summaries]),
+        row("failed episodes", [str(s["failed_episodes"]) for s in summaries]),
+        row("not played", [str(s["not_played"]) for s in summaries]),
+        row(
+            "statuses",
+            [
+                escape(", ".join(f"{k} {v}" for k, v in s["statuses"].items()), 400)
+                for s in summaries
+            ],
+        ),
+    ]
+    return f'<table id="summary">{head}{"".join(rows)}</table>'
+
+
+def _per_env_table(runs: Sequence[Run]) -> str:
+    groups: list[dict[str, list[dict[str, Any]]]] = []
+    totals: dict[str, int] = defaultdict(int)
+    for run in runs:
+        by_env: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for record in run.records:
+            name = visible.brief(record.get("env"), 200)
+            by_env[name].append(record)
+            totals[name] += 1
+        groups.append(by_env)
+    envs = sorted(totals, key=lambda env: (-totals[env], env))
+    shown = sorted(envs[:ENVS_SHOWN])
+    head = f"<tr><th>env</th>{_header(runs)}</tr>"
+    rows = []
+    for env in shown:
+        summaries = [summarize(group.get(env, [])) for group in groups]
+        cells = [
+            f"{_number(s['success_rate'])} success, reward {_number(s['mean_reward'])}"
+            f"<span class='ci'>{plural(s['episodes'], 'episode')}; rate 95% CI "
+            f"{_number(s['success_rate_ci95'][0])} to {_number(s['success_rate_ci95'][1])}</span>"
+            if s["episodes"]
+            else "—"
+            for s in summaries
+        ]
+        for s in summaries[1:]:
+            if s["episodes"] and summaries[0]["episodes"]:
+                rate, reward = differences(summaries[0], s)
+                cells.append(f"success {_difference(rate)}<br>reward {_difference(reward)}")
+            else:
+                cells.append("—")
+        rows.append(f"<tr><td>{escape(env)}</td>" + "".join(f"<td>{c}</td>" for c in cells))
+    more = (
+        f'<p class="note">The {ENVS_SHOWN} envs with most episodes of {len(envs)}.</p>'
+        if len(envs) > ENVS_SHOWN
+        else ""
+    )
+    return f'<table id="per-env">{head}{"".join(rows)}</table>{more}'
+
+
+def _curve_series(
+    curves: Sequence[tuple[str, Curve]], measure: str, band_for: str | None
+) -> list[tuple[str, str, list[tuple[float, float, float, float]]]]:
+    series = []
+    for k, (name, curve) in enumerate(curves[: len(PALETTE)]):
+        points = []
+        for point in curve.points:
+            s = point.summary
+            value = s[measure]
+            low, high = s[f"{measure}_ci95"] if name == band_for else (math.nan, math.nan)
+            points.append((point.x, value, low, high))
+        series.append((name, PALETTE[k], points))
+    return series
+
+
+def _curve_charts(title: str, curves: Sequence[tuple[str, Curve]], band_for: str | None) -> str:
+    axis = curves[0][1].axis
+    x_label = "training step" if axis == STEP else axis
+    more = len(curves) - len(PALETTE)
+    note = f" (first {len(PALETTE)} of {len(curves)} series)" if more > 0 else ""
+    return line_chart(
+        f"success rate over training{title}{note}",
+        _curve_series(curves, "success_rate", band_for),
+        x_label,
+        (0.0, 1.0),
+    ) + line_chart(
+        f"mean reward over training{title}{note}",
+        _curve_series(curves, "mean_reward", band_for),
+        x_label,
+    )
+
+
+def _learning_curves(runs: Sequence[Run]) -> str:
+    training = [(run, run_curves(run.records)) for run in runs if run.training]
+    training = [(run, curves) for run, curves in training if curves]
+    if not training:
+        return (
+            '<p class="note">No run here comes from training. Training trajectories '
+            "(SWIFT_GYM_TRAJECTORIES=DIR during swift rlhf or swift rollout) have learning "
+            "curves.</p>"
+        )
+    parts = []
+    axes = {curves[0].axis for _, curves in training}
+    if len(training) > 1 and len(axes) == 1:
+        together = [(f"run {run.label}", curves[0]) for run, curves in training]
+        parts.append(f'<div class="charts">{_curve_charts(", all runs", together, None)}</div>')
+    for run, curves in training:
+        if len(training) > 1 and len(curves) == 1:
+            continue  # its one curve is in the chart of all runs
+        named = [(curve.name, curve) for curve in curves]
+        band = "all"
+        title = f", run {run.label}"
+        parts.append(f'<div class="charts">{_curve_charts(title, named, band)}</div>')
+    return (
+        "".join(parts)
+        + '<p class="note">Each point: the episodes that ended at that step (or in that span); '
+        "the band around “all” is its 95% interval.</p>"
+    )
+
+
+def _distributions(run: Run, summary: Mapping[str, Any]) -> str:
+    statuses = list(summary["statuses"])
+    played = [r for r in run.records if r.get("status") != "not_played"]
+    return "".join(
+        [
+            bar_chart(
+                f"run {run.label}: episodes by final status",
+                statuses,
+                [summary["statuses"][s] for s in statuses],
+                [status_colour(s, statuses) for s in statuses],
+                width=380,
+            ),
+            bar_chart(
+                f"run {run.label}: total reward per episode",
+                *histogram_bins([float(r.get("total_reward") or 0) for r in played]),
+                width=380,
+            ),
+            bar_chart(
+                f"run {run.label}: turns per episode",
+                *histogram_bins([int(r.get("num_turns") or 0) for r in played]),
+                width=380,
+            ),
+        ]
+    )
+
+
+def _seed_order(record: Mapping[str, Any]) -> tuple[int, float, str]:
+    """Numeric seeds in order, then the rest (none, text) by their text: never a TypeError."""
+    seed = record.get("seed")
+    if isinstance(seed, (int, float)) and not isinstance(seed, bool) and seed == seed:
+        return (0, seed, "")
+    return (1, 0.0, visible.brief(seed, 200))
+
+
+def _strips(run: Run, statuses: Sequence[str]) -> str:
+    by_env: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in run.records:
+        by_env[visible.brief(record.get("env"), 200)].append(record)
+    strips = []
+    for env, records in sorted(by_env.items()):
+        ordered = sorted(records, key=_seed_order)
+        title = f"run {run.label}, {env}: status by seed"
+        if len(ordered) > STRIP_CELLS:
+            title += f" (first {STRIP_CELLS:,} of {len(ordered):,})"
+        cells = [
+            (
+                f"seed {visible.brief(r.get('seed'))} (episode {visible.brief(r.get('index'))}): "
+                f"{visible.brief(r.get('status'))}, reward {visible.brief(r.get('total_reward'))}, "
+                f"{plural(r.get('num_turns'), 'turn')}",
+                str(r.get("status")),
+            )
+            for r in ordered[:STRIP_CELLS]
+        ]
+        strips.append(status_strip(title, cells, statuses))
+    return "".join(strips)
+
+
+def render_report(runs: Sequence[Run], episodes_shown: int = 300) -> str:
+    """The HTML page for `runs` (the first is the baseline); at most `episodes_shown` episodes
+    of each run go into the episode browser."""
+    summaries = [summarize(run.records) for run in runs]
+    every_status = list(dict.fromkeys(s for summary in summaries for s in summary["statuses"]))
+    distributions = "".join(
+        f'<div class="charts">{_distributions(run, summary)}</div>'
+        for run, summary in zip(runs, summaries, strict=True)
+    )
+    strips = "".join(_strips(run, every_status) for run in runs if not run.training)
+    names = ", ".join(f"{run.label}: {run.source}" for run in runs)
+    made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    compared = (
+        f"<p>Each run is compared with run {escape(runs[0].label)}: a difference is "
+        "<span class='sig'>significant</span> when its 95% interval leaves out 0 (success "
+        "rates: Newcombe's interval from the Wilson intervals; mean rewards: Welch's). "
+        "Nothing corrects for comparing many envs or runs at once.</p>"
+        if len(runs) > 1
+        else ""
+    )
+    policy = (
+        "default-src 'none'; style-src 'unsafe-inline'; "
+        f"script-src '{script_hash()}'; base-uri 'none'; form-action 'none'"
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{policy}">
+<title>swift-gym report: {data_text(names[:300])}</title><style>{_STYLE}</style></head>
+<body>
+<h1>swift-gym report</h1>
+<p>{plural(len(runs), "run")}, made by swift-gym {escape(__version__)} on {made}.</p>
+{_runs_table(runs)}
+<h2>Summary</h2>
+{compared}
+{_summary_table(runs, summaries)}
+<h2>Per env</h2>
+{_per_env_table(runs)}
+<h2>Learning curves</h2>
+{_learning_curves(runs)}
+<h2>Distributions</h2>
+{distributions}
+{"<h2>Status by seed</h2>" + strips if strips else ""}
+<h2>Episodes</h2>
+{browser([(run.label, run.records) for run in runs], episodes_shown)}
+</body></html>
+"""
