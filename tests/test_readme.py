@@ -149,4 +149,5 @@ def test_readme_commands_run_as_written(tmp_path: Path, openai_url: str) -> None
     rows = [json.loads(line) for line in (work / "mix.jsonl").read_text().splitlines()]
     names = [row["env_config"]["name"] for row in rows]
     assert (names.count("frozen_lake"), names.count("maze_walker")) == (768, 256)
-    assert (work / "model.html").read_text().startswith("<!DOCTYPE html>")
+    page = (work / "compare.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "B &minus; A" in page

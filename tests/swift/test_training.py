@@ -123,3 +123,23 @@ def test_the_trainer_wrote_every_episode_it_played_with_its_step(training_run: P
     )
     assert shown.returncode == 0, shown.stderr
     assert "invalid_action" in shown.stdout
+
+
+def test_report_on_the_training_directory_draws_its_learning_curve(training_run: Path) -> None:
+    folder = training_run / "trajectories"
+    page = training_run / "report.html"
+    swift_gym = Path(sys.executable).with_name("swift-gym")
+    result = subprocess.run(
+        [str(swift_gym), "report", str(folder), "-o", str(page)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "(1 run, 4 episodes)" in result.stderr
+    html = page.read_text()
+    assert '<svg xmlns="http://www.w3.org/2000/svg" width="520" height="280" role="img" ' \
+        'aria-label="success rate over training, run A">' in html  # fmt: skip
+    assert ">training step</text>" in html
+    # one point per step the trainer was at, each of its 2 episodes: none succeeded
+    assert "<title>all: step 0: 0 (95% CI 0 to " in html
+    assert "<title>all: step 1: 0 (95% CI 0 to " in html
+    assert html.count('<details class="episode" data-run="A" data-env="frozen_lake"') == 4

@@ -174,3 +174,13 @@ def test_the_rollout_worker_writes_every_episode_it_served(server: str, trajecto
     replay = Path(sys.executable).with_name("swift-gym")
     shown = subprocess.run([str(replay), "replay", str(path)], capture_output=True, timeout=120)
     assert shown.returncode == 0, shown.stderr
+    page = trajectories.parent / "worker.html"
+    made = subprocess.run(
+        [str(replay), "report", str(trajectories), "-o", str(page)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    html = page.read_text()
+    assert 'aria-label="success rate over training, run A"' in html
+    # a worker knows no step: its curve runs over the time since its first episode
+    assert ">time since the first episode (s)</text>" in html

@@ -22,12 +22,13 @@ from typing import Any
 
 from .. import __version__
 from ..evaluation.compare import Difference, differences
-from ..evaluation.curves import STEP, Curve, is_training, run_curves
+from ..evaluation.curves import STEP, Curve, Point, is_training, run_curves
 from ..evaluation.stats import summarize
 from . import visible
 from .episode_browser import browser, escape, script_hash
 from .svg import (
     PALETTE,
+    Series,
     bar_chart,
     data_text,
     histogram_bins,
@@ -214,9 +215,17 @@ def _per_env_table(runs: Sequence[Run]) -> str:
     return f'<table id="per-env">{head}{"".join(rows)}</table>{more}'
 
 
+def _where(point: Point, axis: str) -> str:
+    """A point's x as its tooltip says it: `step 3`, `steps 20 to 24`, `12 s to 18 s`."""
+    unit = ("step ", "steps ", "") if axis == STEP else ("", "", " s")
+    if point.low == point.high:
+        return f"{unit[0]}{point.low:g}{unit[2]}"
+    return f"{unit[1]}{point.low:.4g}{unit[2]} to {point.high:.4g}{unit[2]}"
+
+
 def _curve_series(
     curves: Sequence[tuple[str, Curve]], measure: str, band_for: str | None
-) -> list[tuple[str, str, list[tuple[float, float, float, float]]]]:
+) -> list[Series]:
     series = []
     for k, (name, curve) in enumerate(curves[: len(PALETTE)]):
         points = []
@@ -224,7 +233,7 @@ def _curve_series(
             s = point.summary
             value = s[measure]
             low, high = s[f"{measure}_ci95"] if name == band_for else (math.nan, math.nan)
-            points.append((point.x, value, low, high))
+            points.append((point.x, value, low, high, _where(point, curve.axis)))
         series.append((name, PALETTE[k], points))
     return series
 

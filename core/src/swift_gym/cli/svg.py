@@ -35,11 +35,18 @@ STATUS_COLOURS = {
 }
 
 
+OTHER_STATUS_COLOURS = ("#b07aa1", "#9c755f", "#ff9da7", "#8cd17d", "#d37295", "#a0cbe8")
+"""For the statuses an env names itself: none of them is a well-known status's colour."""
+
+
 def status_colour(status: str, statuses: Sequence[str]) -> str:
-    """A fixed colour for well-known statuses, else one from the palette by position."""
+    """A fixed colour for well-known statuses, else one of the others by position."""
     if status in STATUS_COLOURS:
         return STATUS_COLOURS[status]
-    return PALETTE[statuses.index(status) % len(PALETTE)] if status in statuses else "#999999"
+    others = [s for s in statuses if s not in STATUS_COLOURS]
+    if status not in others:
+        return "#999999"
+    return OTHER_STATUS_COLOURS[others.index(status) % len(OTHER_STATUS_COLOURS)]
 
 
 def data_text(value: str) -> str:
@@ -140,8 +147,9 @@ def status_strip(
     return "\n".join(parts)
 
 
-Series = tuple[str, str, Sequence[tuple[float, float, float, float]]]
-"""(name, colour, points): each point (x, y, low, high); low and high draw a band (NaN: none)."""
+Series = tuple[str, str, Sequence[tuple[float, float, float, float, str]]]
+"""(name, colour, points): each point (x, y, low, high, where); low and high draw a band (NaN:
+none); `where` names the point's x in its tooltip."""
 
 
 def _ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -177,7 +185,7 @@ def line_chart(
     if x_high == x_low:
         x_low, x_high = x_low - 0.5, x_high + 0.5
     if y_range is None:
-        ys = [v for p in points for v in p[1:] if math.isfinite(v)] + [0.0]
+        ys = [v for p in points for v in p[1:4] if math.isfinite(v)] + [0.0]
         y_low, y_high = min(ys), max(ys)
         if y_high == y_low:
             y_high = y_low + 1
@@ -212,25 +220,25 @@ def line_chart(
             f'<text x="{x:.1f}" y="{top + plot_h + 14}" text-anchor="middle" font-size="11">'
             f"{_fmt(tick)}</text>"
         )
-    for name, colour, pts in series:
+    for name, colour, pts in reversed(series):  # the first on top
         pts = [p for p in pts if math.isfinite(p[1])]
         band = [p for p in pts if math.isfinite(p[2]) and math.isfinite(p[3])]
         if len(band) > 1:
-            outline = [f"{px(x):.1f},{py(high):.1f}" for x, _, _, high in band]
-            outline += [f"{px(x):.1f},{py(low):.1f}" for x, _, low, _ in reversed(band)]
+            outline = [f"{px(p[0]):.1f},{py(p[3]):.1f}" for p in band]
+            outline += [f"{px(p[0]):.1f},{py(p[2]):.1f}" for p in reversed(band)]
             parts.append(
                 f'<polygon points="{" ".join(outline)}" fill="{colour}" fill-opacity="0.15"/>'
             )
         if len(pts) > 1:
-            line = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y, _, _ in pts)
+            line = " ".join(f"{px(p[0]):.1f},{py(p[1]):.1f}" for p in pts)
             parts.append(
                 f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>'
             )
-        for x, y, low, high in pts:
+        for x, y, low, high, where in pts:
             interval = f" (95% CI {low:.3g} to {high:.3g})" if math.isfinite(low) else ""
             parts.append(
                 f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{colour}">'
-                f"<title>{data_text(name)}: {_fmt(x)}: {y:.3g}{interval}</title></circle>"
+                f"<title>{data_text(name)}: {data_text(where)}: {y:.3g}{interval}</title></circle>"
             )
     x, legend_y = left, height - 10
     for name, colour, _ in series:

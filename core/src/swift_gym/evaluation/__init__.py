@@ -5,8 +5,10 @@
 `records` (the trajectory record and its file), `stats` (the numbers), `episodes` (play one),
 `policies` and `openai` (who replies), `sources` (seeds or dataset rows), `progress` (what a run
 shows), `runner` (many at once, and `Stop`), `result` (`EvalResult`), `api` (the entry points),
-`errors`, `defaults`. Nothing here imports the command (`cli`) or ms-swift; attributes load on
-first use, so `import swift_gym` stays cheap.
+`compare` (how two runs differ, and whether significantly), `curves` (learning curves of
+training trajectories), `runs` (where a run's files are), `errors`, `defaults`. Nothing here
+imports the command (`cli`) or ms-swift; attributes load on first use, so `import swift_gym`
+stays cheap.
 """
 
 from __future__ import annotations
@@ -34,12 +36,19 @@ _EXPORTS = {
     "TrajectoryFileError": "errors",
     "read_records": "records",
     "summarize": "stats",
+    "Difference": "compare",
+    "differences": "compare",
+    "Curve": "curves",
+    "run_curves": "curves",
+    "trajectory_paths": "runs",
 }
 
 __all__ = [
     "BadRowsError",
     "CallablePolicy",
+    "Curve",
     "DatasetError",
+    "Difference",
     "EndpointError",
     "EndpointSetupError",
     "EvalResult",
@@ -53,15 +62,20 @@ __all__ = [
     "RunView",
     "Stop",
     "TrajectoryFileError",
+    "differences",
     "evaluate",
     "evaluate_async",
     "read_records",
+    "run_curves",
     "summarize",
+    "trajectory_paths",
 ]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .api import evaluate, evaluate_async
+    from .compare import Difference, differences
+    from .curves import Curve, run_curves
     from .errors import (
         BadRowsError,
         DatasetError,
@@ -77,6 +91,7 @@ if TYPE_CHECKING:
     from .records import read_records
     from .result import EvalResult
     from .runner import Stop
+    from .runs import trajectory_paths
     from .stats import summarize
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)

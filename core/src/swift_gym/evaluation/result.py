@@ -13,11 +13,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import EvaluationError
 from .records import dumps, read_records
 from .stats import summarize, summarize_per_env
+
+if TYPE_CHECKING:
+    from .compare import Difference
 
 
 @dataclass
@@ -94,6 +97,14 @@ class EvalResult:
     def failed_episodes(self) -> int:
         """Episodes that ended with an env or policy error (status "error")."""
         return int(self.summary["failed_episodes"])
+
+    def compare(self, other: EvalResult) -> list[Difference]:
+        """How `other` differs from this run (the baseline): success rate, then mean reward,
+        each `other - self` with its 95% interval and whether it is significant (see
+        `compare`)."""
+        from .compare import differences
+
+        return differences(self.summary, other.summary)
 
     def save(self, path: Path | str) -> None:
         """Write the records as a trajectory file (`-`: stdout); a regular file is replaced

@@ -1,0 +1,176 @@
+"""The report in a real browser: Debian's Chromium, headless, driven through chromedriver.
+
+The page is served by a real HTTP server on 127.0.0.1, which records every request: the page
+must load with no console error, ask for nothing but itself, run no script from the data (a
+record holds `<script>` and `onerror=` markup; an alert would fail the test), and its episode
+browser must filter by run, env and status. Screenshots go to $SWIFT_GYM_SCREENSHOTS when set
+(so they can be looked at), else to the test's temporary folder.
+
+Needs `chromium` and `chromium-driver` (Debian); `.ci/run` installs them and sets
+SWIFT_GYM_BROWSER_TESTS=required, which turns a missing browser into a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from cli_runner import run
+from test_cli_report import training_dir
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+REQUIRED = os.environ.get("SWIFT_GYM_BROWSER_TESTS") == "required"
+INJECTION = '</pre><script>alert(1)</script><img src=x onerror="alert(2)">'
+
+if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+    if REQUIRED:
+        raise RuntimeError(f"{CHROMIUM} or {CHROMEDRIVER} is missing: apt-get install chromium "
+                           "chromium-driver")  # fmt: skip
+    pytest.skip(
+        "needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)",
+        allow_module_level=True,
+    )
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
+
+
+class Recording(SimpleHTTPRequestHandler):
+    """Serves the site's folder; each subclass keeps the paths asked for in `requests`."""
+
+    requests: ClassVar[list[str]]
+
+    def do_GET(self) -> None:
+        type(self).requests.append(self.path)
+        super().do_GET()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture()
+def served(tmp_path: Path) -> Iterator[tuple[str, Path, list[str]]]:
+    """A report of a training run and an eval run holding hostile replies, served over HTTP."""
+    folder = training_dir(tmp_path / "trajectories")
+    hostile = tmp_path / "hostile.jsonl"
+    result = run("eval", "frozen_lake", "--policy", "random", "-n", "20", "-o", str(hostile))
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in hostile.read_text().splitlines()]
+    for record in records:
+        record["turns"][0]["reply"] = INJECTION + "\x1b[2J\u202e"
+        record["policy"] = INJECTION
+    hostile.write_text("".join(json.dumps(record) + "\n" for record in records))
+    site = tmp_path / "site"
+    site.mkdir()
+    page = site / "report.html"
+    result = run("report", str(folder), str(hostile), "-o", str(page))
+    assert result.returncode == 0, result.stderr
+    handler = type("Handler", (Recording,), {"requests": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: handler(*a, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/report.html", page, handler.requests
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture()
+def browser(tmp_path: Path) -> Iterator[object]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--window-size=1300,1400", f"--user-data-dir={tmp_path / 'profile'}",
+    ):  # fmt: skip
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def screenshots() -> Path:
+    folder = Path(os.environ.get("SWIFT_GYM_SCREENSHOTS") or ".")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def shown(driver) -> list[object]:
+    return [
+        e for e in driver.find_elements(By.CSS_SELECTOR, "#episodes .episode") if e.is_displayed()
+    ]
+
+
+def test_the_report_loads_clean_and_its_episode_browser_filters(
+    served: tuple[str, Path, list[str]], browser, tmp_path: Path
+) -> None:
+    url, _, requests = served
+    out = Path(os.environ.get("SWIFT_GYM_SCREENSHOTS") or tmp_path)
+    out.mkdir(parents=True, exist_ok=True)
+    browser.get(url)
+    assert browser.title.startswith("swift-gym report")
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == []  # no script error, no refused resource, no CSP violation
+    assert [path for path in requests if path != "/favicon.ico"] == ["/report.html"]
+    browser.save_screenshot(str(out / "report-top.png"))
+
+    count = browser.find_element(By.ID, "filter-count")
+    total = len(browser.find_elements(By.CSS_SELECTOR, "#episodes .episode"))
+    assert total == 300 + 20  # run A's 360 are cut to 300 by default, run B has 20
+    assert count.text == f"{total} of {total} episodes shown"  # the script ran
+
+    Select(browser.find_element(By.ID, "filter-run")).select_by_value("B")
+    assert len(shown(browser)) == 20 and count.text == f"20 of {total} episodes shown"
+    Select(browser.find_element(By.ID, "filter-run")).select_by_value("A")
+    Select(browser.find_element(By.ID, "filter-status")).select_by_value("goal")
+    Select(browser.find_element(By.ID, "filter-env")).select_by_value("frozen_lake_ms_swift")
+    visible = shown(browser)
+    assert 0 < len(visible) < 150
+    assert {(e.get_attribute("data-run"), e.get_attribute("data-env"),
+             e.get_attribute("data-status")) for e in visible} == {
+        ("A", "frozen_lake_ms_swift", "goal")}  # fmt: skip
+    assert count.text == f"{len(visible)} of {total} episodes shown"
+
+    Select(browser.find_element(By.ID, "filter-run")).select_by_value("B")
+    assert shown(browser) == [] and count.text == f"0 of {total} episodes shown"
+    Select(browser.find_element(By.ID, "filter-env")).select_by_value("")
+    Select(browser.find_element(By.ID, "filter-status")).select_by_value("")
+    episode = shown(browser)[0]
+    episode.find_element(By.TAG_NAME, "summary").click()
+    reply = episode.find_element(By.CSS_SELECTOR, ".turn pre")
+    assert INJECTION in reply.text  # the markup shows as text
+    assert "\\x1b[2J\\u202e" in reply.text  # controls spelled out
+    assert browser.find_elements(By.CSS_SELECTOR, "#episodes img") == []
+    browser.execute_script("arguments[0].scrollIntoView()", episode)
+    browser.save_screenshot(str(out / "report-episode.png"))
+    assert (out / "report-episode.png").stat().st_size > 20_000  # a page, not a blank
+
+    curves = browser.find_elements(By.CSS_SELECTOR, "svg[aria-label^='success rate over']")
+    assert len(curves) == 1
+    browser.execute_script("arguments[0].scrollIntoView()", curves[0])
+    browser.save_screenshot(str(out / "report-curves.png"))
+
+
+def test_the_page_opened_as_a_file_works_the_same(
+    served: tuple[str, Path, list[str]], browser
+) -> None:
+    _, page, _ = served
+    browser.get(page.as_uri())
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    Select(browser.find_element(By.ID, "filter-status")).select_by_value("goal")
+    assert {e.get_attribute("data-status") for e in shown(browser)} == {"goal"}
