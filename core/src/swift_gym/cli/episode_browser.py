@@ -80,11 +80,11 @@ def block(value: Any) -> str:
     return f"<pre>{visible.html(text[:TEXT_SHOWN])}{cut}</pre>"
 
 
-def pick(records: Sequence[Mapping[str, Any]], limit: int) -> list[Mapping[str, Any]]:
-    """At most `limit` records, spread over the (env, status) groups and evenly within each,
-    in their first order."""
+def pick(records: Sequence[Mapping[str, Any]], limit: int) -> list[int]:
+    """The positions of at most `limit` records, spread over the (env, status) groups and
+    evenly within each, in order."""
     if len(records) <= limit:
-        return list(records)
+        return list(range(len(records)))
     groups: dict[tuple[str, str], list[int]] = {}
     for position, record in enumerate(records):
         key = (str(record.get("env")), str(record.get("status")))
@@ -104,7 +104,7 @@ def pick(records: Sequence[Mapping[str, Any]], limit: int) -> list[Mapping[str, 
     for key, members in groups.items():
         take = quota[key]
         chosen += [members[k * len(members) // take] for k in range(take)]
-    return [records[position] for position in sorted(chosen)]
+    return sorted(chosen)
 
 
 def _where(record: Mapping[str, Any]) -> str:
@@ -179,16 +179,16 @@ def _select(key: str, title: str, values: Sequence[Any]) -> str:
     )
 
 
-def browser(runs: Sequence[tuple[str, Sequence[Mapping[str, Any]]]], limit: int) -> str:
-    """The section for `runs` ((label, records) pairs): filters, then the episodes."""
+def browser(runs: Sequence[tuple[str, Sequence[Mapping[str, Any]], int]]) -> str:
+    """The section for `runs`, each (label, the episodes to show, how many it has): filters,
+    then the episodes."""
     shown: list[tuple[str, Mapping[str, Any]]] = []
     notes = []
-    for label, records in runs:
-        picked = pick(records, limit)
-        shown += [(label, record) for record in picked]
-        if len(picked) < len(records):
+    for label, records, total in runs:
+        shown += [(label, record) for record in records]
+        if len(records) < total:
             notes.append(
-                f"run {html_escape(label)}: {len(picked):,} of {len(records):,} episodes, "
+                f"run {html_escape(label)}: {len(records):,} of {total:,} episodes, "
                 "spread over its envs and statuses"
             )
     envs = sorted({visible.brief(r.get("env"), 200) for _, r in shown})
@@ -200,7 +200,7 @@ def browser(runs: Sequence[tuple[str, Sequence[Mapping[str, Any]]]], limit: int)
         else ""
     )
     return (
-        f'<div class="filters">{_select("run", "run", [label for label, _ in runs])}'
+        f'<div class="filters">{_select("run", "run", [label for label, _, _ in runs])}'
         f"{_select('env', 'env', envs)}{_select('status', 'status', statuses)}"
         f'<span id="filter-count">{len(shown)} episodes</span></div>{left_out}'
         f'<div id="episodes">{"".join(episode(label, record) for label, record in shown)}</div>'

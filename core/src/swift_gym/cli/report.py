@@ -2,18 +2,28 @@
 
 Each argument is a run: a trajectory file from `swift-gym eval -o`, or a directory that
 training filled (SWIFT_GYM_TRAJECTORIES). The first is the baseline the others are compared with.
+
+A training run can hold millions of episodes, so the files are read twice: once keeping only
+what the numbers need of each episode (`records.slim`, a few hundred bytes), once more for the
+whole records of the episodes the browser shows. Files only grow while training writes them,
+so the second pass finds the same episodes at the same places. A path that is no regular file
+(a FIFO) cannot be read twice: its whole records are kept from the one pass.
 """
 
 from __future__ import annotations
 
 import string
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
+from ..evaluation.records import read_records, slim
 from ..output_files import describe, open_output
 from . import visible
 from .console import stderr
+from .episode_browser import pick
 from .errors import CommandError
 from .report_page import Run, render_report
 from .trajectories import read_trajectories, trajectory_files
@@ -22,22 +32,35 @@ from .transcript import plural
 LABELS = string.ascii_uppercase
 
 
-def load_runs(paths: tuple[Path, ...], output: Path) -> list[Run]:
-    """One run per path, lettered A, B, ... in the order given."""
-    if len(paths) > len(LABELS):
-        raise CommandError(f"at most {len(LABELS)} runs in one report, got {len(paths)}")
-    runs = []
-    for label, path in zip(LABELS, paths, strict=False):
-        records = []
-        for file in trajectory_files([path], output):
-            try:
-                records.extend(read_trajectories(file))
-            except OSError as error:
-                raise CommandError(f"cannot read {file}: {error.strerror or error}") from None
-        if not records:
-            raise CommandError(f"{path} holds no episodes")
-        runs.append(Run(label, str(path), records))
-    return runs
+def _read(file: Path, warn: bool = True) -> Iterator[dict[str, Any]]:
+    try:
+        yield from read_trajectories(file) if warn else read_records(file)
+    except OSError as error:
+        raise CommandError(f"cannot read {file}: {error.strerror or error}") from None
+
+
+def load_run(label: str, path: Path, output: Path, limit: int) -> Run:
+    """The run in `path`: slim records of all its episodes, whole ones of those shown."""
+    files = trajectory_files([path], output)
+    records: list[dict[str, Any]] = []
+    places: list[tuple[int, int]] = []  # (file, ordinal in it) of each record
+    kept: dict[tuple[int, int], dict[str, Any]] = {}
+    for number, file in enumerate(files):
+        again = file.is_file()
+        for ordinal, record in enumerate(_read(file)):
+            records.append(slim(record))
+            places.append((number, ordinal))
+            if not again:
+                kept[(number, ordinal)] = record
+    if not records:
+        raise CommandError(f"{path} holds no episodes")
+    wanted = [places[position] for position in pick(records, limit)]
+    missing = {place for place in wanted if place not in kept}
+    for number in sorted({number for number, _ in missing}):
+        for ordinal, record in enumerate(_read(files[number], warn=False)):
+            if (number, ordinal) in missing:
+                kept[(number, ordinal)] = record
+    return Run(label, str(path), records, [kept[place] for place in wanted if place in kept])
 
 
 @click.command()
@@ -65,9 +88,14 @@ def report(trajectories: tuple[Path, ...], output: Path | None, episodes_shown: 
 
     Example: swift-gym report before.jsonl after.jsonl -o compare.html
     """
+    if len(trajectories) > len(LABELS):
+        raise CommandError(f"at most {len(LABELS)} runs in one report, got {len(trajectories)}")
     first = trajectories[0]
     output = output or (first / "report.html" if first.is_dir() else first.with_suffix(".html"))
-    runs = load_runs(trajectories, output)
+    runs = [
+        load_run(label, path, output, episodes_shown)
+        for label, path in zip(LABELS, trajectories, strict=False)
+    ]
     page = render_report(runs, episodes_shown)
     with open_output(output) as file:
         file.write(page)

@@ -25,7 +25,7 @@ from ..evaluation.compare import Difference, differences
 from ..evaluation.curves import STEP, Curve, Point, is_training, run_curves
 from ..evaluation.stats import summarize
 from . import visible
-from .episode_browser import browser, escape, script_hash
+from .episode_browser import browser, escape, pick, script_hash
 from .svg import (
     PALETTE,
     Series,
@@ -72,11 +72,16 @@ h4 { margin: 0.6em 0 0.1em; font-size: 0.9em; color: #555; }
 
 @dataclass
 class Run:
-    """One run in the report: a letter, where its episodes came from, and the episodes."""
+    """One run in the report: a letter, where its episodes came from, and the episodes.
+
+    `records` may be slim (`records.slim`: what the numbers need); `shown` are the whole
+    records for the episode browser, by default those `pick` chooses from `records`.
+    """
 
     label: str
     source: str
     records: list[dict[str, Any]]
+    shown: list[dict[str, Any]] | None = None
 
     @property
     def training(self) -> bool:
@@ -340,9 +345,15 @@ def _strips(run: Run, statuses: Sequence[str]) -> str:
     return "".join(strips)
 
 
+def _shown(run: Run, limit: int) -> list[dict[str, Any]]:
+    if run.shown is not None:
+        return run.shown
+    return [run.records[position] for position in pick(run.records, limit)]
+
+
 def render_report(runs: Sequence[Run], episodes_shown: int = 300) -> str:
     """The HTML page for `runs` (the first is the baseline); at most `episodes_shown` episodes
-    of each run go into the episode browser."""
+    of each run that has no `shown` go into the episode browser."""
     summaries = [summarize(run.records) for run in runs]
     every_status = list(dict.fromkeys(s for summary in summaries for s in summary["statuses"]))
     distributions = "".join(
@@ -383,6 +394,6 @@ def render_report(runs: Sequence[Run], episodes_shown: int = 300) -> str:
 {distributions}
 {"<h2>Status by seed</h2>" + strips if strips else ""}
 <h2>Episodes</h2>
-{browser([(run.label, run.records) for run in runs], episodes_shown)}
+{browser([(run.label, _shown(run, episodes_shown), len(run.records)) for run in runs])}
 </body></html>
 """

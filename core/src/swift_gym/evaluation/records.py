@@ -51,6 +51,20 @@ def not_played(index: int, env: str, env_config: dict[str, Any], policy: str) ->
     return {**new_record(index, env, env_config, policy), "status": NOT_PLAYED}
 
 
+SUMMARY_FIELDS = (
+    "index", "env", "seed", "policy", "total_reward", "num_turns", "success", "status", "error",
+    "training",
+)  # fmt: skip
+
+
+def slim(record: dict[str, Any]) -> dict[str, Any]:
+    """What summaries, comparisons and learning curves need of a record (a few hundred bytes):
+    its fields in `SUMMARY_FIELDS` and each turn's `valid_action`; the texts stay in the file."""
+    kept = {key: record[key] for key in SUMMARY_FIELDS if key in record}
+    kept["turns"] = [{"valid_action": turn.get("valid_action")} for turn in record["turns"]]
+    return kept
+
+
 def dumps(record: dict[str, Any]) -> str:
     """A record as one JSON line that always encodes: values JSON cannot hold (an env's custom
     info) become str, lone surrogates from a model stay escaped, too-deep parts are cut."""

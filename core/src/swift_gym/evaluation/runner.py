@@ -29,6 +29,7 @@ from . import progress
 from .episodes import EpisodeSpec, run_episode
 from .policies import Policy
 from .records import OrderedWriter, not_played
+from .records import slim as slim_record
 
 GRACE = 1.0
 """Seconds the episodes in flight get to end after the first interrupt."""
@@ -129,7 +130,7 @@ async def run_episodes(
                             return
                         record = await run_episode(spec, policy, max_turns, registry)
                         writer.add(record)
-                        played[spec.index] = _slim(record) if slim else record
+                        played[spec.index] = slim_record(record) if slim else record
                         wins += bool(record["success"])
                         view.advance(record, wins)
 
@@ -145,7 +146,7 @@ async def run_episodes(
                 for spec in specs:
                     record = not_played(spec.index, spec.env, spec.env_config, policy.name)
                     writer.add(record)
-                    records.append(_slim(record) if slim else record)
+                    records.append(slim_record(record) if slim else record)
             return RunResult(records, 0, stop.reason)
     finally:
         progress.reset(token)
@@ -188,11 +189,3 @@ def _prefix(played: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     while len(kept) in played:
         kept.append(played[len(kept)])
     return kept
-
-
-def _slim(record: dict[str, Any]) -> dict[str, Any]:
-    """What the summary needs of a record; observations and infos are left to the file."""
-    kept = ("index", "env", "total_reward", "num_turns", "success", "status", "error")
-    slim = {key: record[key] for key in kept}
-    slim["turns"] = [{"valid_action": turn["valid_action"]} for turn in record["turns"]]
-    return slim
