@@ -5,8 +5,9 @@
 `records` (the trajectory record and its file), `stats` (the numbers), `episodes` (play one),
 `policies` and `openai` (who replies), `sources` (seeds or dataset rows), `progress` (what a run
 shows), `runner` (many at once, and `Stop`), `result` (`EvalResult`), `api` (the entry points),
-`errors`, `defaults`. Nothing here imports the command (`cli`) or ms-swift; attributes load on
-first use, so `import swift_gym` stays cheap.
+`training` (where in training a record was played), `errors`, `defaults`. Nothing here imports
+the command (`cli`) or ms-swift; attributes load on first use, so `import swift_gym` stays
+cheap.
 """
 
 from __future__ import annotations

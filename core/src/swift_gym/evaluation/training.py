@@ -52,7 +52,8 @@ def training_place(record: Mapping[str, Any]) -> TrainingPlace | None:
     )
 
 
-_RANGE = re.compile(r"\s*([0-9]{0,18})\s*(:?)\s*([0-9]{0,18})\s*")
+_STEP = re.compile(r"\s*([0-9]{1,18})\s*")
+_RANGE = re.compile(r"\s*([0-9]{0,18})\s*:\s*([0-9]{0,18})\s*")
 
 
 @dataclass(frozen=True)
@@ -85,17 +86,18 @@ def parse_step_range(text: str) -> StepRange:
 
     Raises `ValueError` saying what to write instead.
     """
+    single = _STEP.fullmatch(text)
+    if single is not None:
+        return StepRange(int(single.group(1)), int(single.group(1)))
     match = _RANGE.fullmatch(text)
-    if match is None or not (match.group(1) or match.group(3)):
+    if match is None or not (match.group(1) or match.group(2)):
         raise ValueError(
             f"{text[:40]!r} is no step or range: write a step N (10), or FIRST:LAST with both "
             "included (10:20), FIRST: (10 and later) or :LAST (up to 20); steps are whole "
             "numbers from 0"
         )
     first = int(match.group(1)) if match.group(1) else None
-    last = int(match.group(3)) if match.group(3) else None
-    if not match.group(2):
-        return StepRange(first, first)
+    last = int(match.group(2)) if match.group(2) else None
     if first is not None and last is not None and first > last:
         raise ValueError(
             f"{text[:40]!r}: the first step ({first}) is after the last ({last}); "
