@@ -249,3 +249,11 @@ def test_what_training_wrote_is_shown_escaped(tmp_path: Path) -> None:
     assert r"\x1b]0;pwned\x07\x1b[2J\u202e[bold]x[/bold] \ud800 lone" in shown
     # the record's own lone surrogate reads back as one, not as its six characters in the file
     assert json.loads(path.read_text().splitlines()[0])["turns"][0]["reply"] == reply
+
+
+def test_a_narrow_terminal_wraps_the_list_and_cuts_nothing(run_dir: Path) -> None:
+    result = run("replay", str(run_dir), "--list", env={"COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+    assert "…" not in result.stdout
+    assert len([line for line in result.stdout.splitlines() if line.startswith("│ ")]) > 7

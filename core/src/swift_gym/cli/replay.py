@@ -283,6 +283,8 @@ def _table(rows: list[tuple[dict[str, Any], TrainingPlace | None, Path]], severa
     named = training or several
     head = ["index", *(["step", "process"] if training else []), "env", "seed", "status"]
     table = Table(*head, "turns", "reward", *(["file"] if named else []), "error")
+    for column in table.columns:  # a narrow terminal wraps values, never cuts them
+        column.overflow = "fold"
     for listed, place, path in rows:
         where: list[Any] = []
         if training:
