@@ -1,0 +1,75 @@
+"""Plain-text grids for the grid games (FrozenLake, CliffWalking) and their oracle.
+
+Gymnasium's "ansi" render marks the player with colour codes (FrozenLake) or draws no start
+cell (CliffWalking); a model needs plain ASCII that reads the same in every log. The view of
+each cell is built once per map and cached, so a step costs a dictionary lookup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .planner import Plan, plan
+
+DIRECTIONS = {"left": (0, -1), "down": (1, 0), "right": (0, 1), "up": (-1, 0)}
+
+
+class GridView:
+    """The view of a letter grid with `P` at the player's cell, then the legend and position."""
+
+    def __init__(self, rows: tuple[str, ...], legend: str):
+        self.rows = rows
+        self.width = len(rows[0])
+        self.legend = legend
+        self._text = "\n".join(" ".join(row) for row in rows)
+        self._views: dict[int, str] = {}
+
+    def cell(self, state: int) -> tuple[int, int]:
+        """(row, col) of a Gymnasium state number."""
+        return divmod(int(state), self.width)
+
+    def letter(self, state: int) -> str:
+        r, c = self.cell(state)
+        return self.rows[r][c]
+
+    def view(self, state: int) -> str:
+        text = self._views.get(state)
+        if text is None:
+            r, c = self.cell(state)
+            i = 2 * (r * self.width + c)  # each row with its separator is 2 * width characters
+            grid = self._text[:i] + "P" + self._text[i + 1 :]
+            text = self._views[state] = f"{grid}\n\n{self.legend}\nYou are at row {r}, col {c}."
+        return text
+
+
+def move_event(names: tuple[str, ...], view: GridView, action: int, before: int, after: int) -> str:
+    """What a move did: moved, stopped by the edge, or slipped (told from the two cells)."""
+    chosen = names[action]
+    (r0, c0), (r1, c1) = view.cell(before), view.cell(after)
+    if (r1 - r0, c1 - c0) == DIRECTIONS[chosen]:
+        return f"You moved {chosen}."
+    if (r1, c1) == (r0, c0):
+        return f"You tried to move {chosen}, but did not move (the edge, or a slip into it)."
+    for name, delta in DIRECTIONS.items():
+        if (r1 - r0, c1 - c0) == delta:
+            return f"You tried to move {chosen}, but slipped and moved {name}."
+    return f"You tried to move {chosen}."  # a jump (CliffWalking's cliff): the caller says more
+
+
+_PLANS: dict[tuple[Any, ...], Plan] = {}
+_PLANS_KEPT = 32
+
+
+def plan_for(env: Any) -> Plan:
+    """The oracle's plan of `env` (a tabular GymnasiumEnv), shared by every env of its config.
+
+    The plan depends only on the id, the Gymnasium arguments and the time limit, so it is
+    computed once per process for each (a few ms; Taxi's 500 states included).
+    """
+    key = (env.gym_id, tuple(sorted(env.gym_kwargs().items())), env.steps_limit)
+    found = _PLANS.get(key)
+    if found is None:
+        if len(_PLANS) >= _PLANS_KEPT:
+            _PLANS.pop(next(iter(_PLANS)))
+        found = _PLANS[key] = plan(env.unwrapped.P, env.steps_limit)
+    return found
