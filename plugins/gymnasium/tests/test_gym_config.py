@@ -82,3 +82,23 @@ def test_json_schemas_export():
             schema = swift_gym.get_env_class(spec.name).config_model.model_json_schema()
             assert schema["additionalProperties"] is False
             assert "invalid_action_reward" in schema["properties"]
+
+
+def test_the_defaults_left_out_of_gymnasium_make_are_gymnasiums():
+    """Keys equal to `gym_defaults` are not passed to gymnasium.make: they must be its own."""
+    import inspect
+
+    import gymnasium
+
+    for spec in swift_gym.list_envs():
+        if not spec.name.startswith("gymnasium."):
+            continue
+        cls = swift_gym.get_env_class(spec.name)
+        gym_spec = gymnasium.spec(cls.gym_id)
+        parameters = inspect.signature(
+            gym_spec.entry_point and gymnasium.make(cls.gym_id).unwrapped.__class__
+        ).parameters
+        for key, value in cls.gym_defaults.items():
+            assert gym_spec.kwargs.get(key, parameters[key].default) == value, (spec.name, key)
+        assert cls.gym_limit == gym_spec.max_episode_steps
+        assert set(cls().gym_kwargs()) <= set(cls.gym_defaults)

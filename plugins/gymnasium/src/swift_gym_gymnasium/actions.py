@@ -19,6 +19,7 @@ _TAG = re.compile(
     rf"<\s{{0,8}}action\s{{0,8}}>([^<>]{{0,{MAX_TAG_CONTENT}}})<\s{{0,8}}/\s{{0,8}}action\s{{0,8}}>",
     re.IGNORECASE,
 )
+_search = _TAG.search
 
 
 def reply_text(messages: Any) -> str:
@@ -28,6 +29,12 @@ def reply_text(messages: Any) -> str:
     string, None or a list of parts (`{"type": "text", "text": ...}`; other parts are skipped).
     A last message whose role is not "assistant" is no reply.
     """
+    if type(messages) is list and messages:  # the usual shape, checked first: it is per step
+        last = messages[-1]
+        if type(last) is dict:
+            content = last.get("content")
+            if type(content) is str and last.get("role", "assistant") == "assistant":
+                return content
     if isinstance(messages, str):
         return messages
     if not isinstance(messages, (list, tuple)) or not messages:
@@ -69,6 +76,9 @@ class ActionReader:
         self.names = tuple(names)
         self.mode = mode
         self._index = {name.lower(): index for index, name in enumerate(self.names)}
+        self._exact = {f"<action>{name}</action>": index for index, name in enumerate(self.names)}
+        """Replies that are exactly one canonical tag: the same answer in every mode, without
+        the regex (trained models mostly answer so)."""
 
     def _lookup(self, match: re.Match[str] | None) -> int | None:
         return None if match is None else self._index.get(match.group(1).strip().lower())
@@ -80,10 +90,14 @@ class ActionReader:
         invalid; later tags are not consulted); last_tag: the last tag decides; single_tag:
         exactly one tag, else invalid. Text that is not a string is no action.
         """
+        exact = self._exact.get(text) if type(text) is str else None
+        if exact is not None:
+            return exact
         if not isinstance(text, str):
             return None
         if self.mode == "first_tag":
-            return self._lookup(_TAG.search(text))
+            match = _search(text)
+            return None if match is None else self._index.get(match.group(1).strip().lower())
         if self.mode == "last_tag":
             last = None
             for last in _TAG.finditer(text):  # noqa: B007 - we want the final match

@@ -17,6 +17,9 @@ from .actions import answer_format, reader, reply_text
 from .config import GymnasiumConfig
 from .ids import GYM_IDS
 
+Transition = tuple[str, bool, str, dict[str, float]]
+"""(status, success, event sentence, metrics) of one Gymnasium step, from `transition`."""
+
 OVER_EVENT = "The episode is over; no more moves are taken. Start a new episode."
 
 
@@ -39,20 +42,32 @@ class GymnasiumEnv(Env):
     """A Gymnasium env played through `<action>NAME</action>` replies.
 
     Subclasses set `gym_id`, `actions` (the names in Gymnasium's action order) and
-    `config_model`, and implement `gym_kwargs`, `rules`, `view`, `event` and `outcome`.
+    `config_model`, and implement `gym_kwargs`, `rules`, `view`, `transition` and `state_info`.
     Each reset passes the config's `seed` to Gymnasium's `reset`, so the same seed and replies
     replay the same episode; without a seed, Gymnasium draws one.
     """
 
     gym_id: ClassVar[str]
     actions: ClassVar[tuple[str, ...]]
+    gym_defaults: ClassVar[dict[str, Any]] = {}
+    """Gymnasium's value of each `gym_kwargs` key for this id (tested against Gymnasium)."""
+    gym_limit: ClassVar[int | None] = None
+    """Gymnasium's `max_episode_steps` for this id."""
     config_model: ClassVar[type[EnvConfig]] = GymnasiumConfig
     config: GymnasiumConfig
 
     def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
         super().__init__(env_config)
         self.steps_limit: int | None = getattr(self.config, "max_episode_steps", None)
-        self.gym = make_gym(self.gym_id, self.gym_kwargs(), self.steps_limit)
+        # Only what differs from the id's defaults goes to gymnasium.make: each keyword costs
+        # it a deep copy, a quarter of a cheap env's construction.
+        kwargs = {
+            key: value
+            for key, value in self.gym_kwargs().items()
+            if key not in self.gym_defaults or self.gym_defaults[key] != value
+        }
+        limit = None if self.steps_limit == self.gym_limit else self.steps_limit
+        self.gym = make_gym(self.gym_id, kwargs, limit)
         self.unwrapped = self.gym.unwrapped
         self._reader = reader(self.actions, self.config.action_parsing)
         self._invalid_reward = self.config.invalid_action_reward
@@ -67,6 +82,7 @@ class GymnasiumEnv(Env):
                 + ".",
             ]
         )
+        self._seed = self.config.seed
         self._started = False
         self._done = False
         self._success = False
@@ -87,22 +103,18 @@ class GymnasiumEnv(Env):
         """The state as the model reads it (grid and legend, or hands)."""
         raise NotImplementedError
 
-    def event(self, status: str, action: int, before: Any, state: Any, reward: float) -> str:
-        """One or two sentences on what the step did."""
-        raise NotImplementedError
-
-    def outcome(
+    def transition(
         self, action: int, before: Any, state: Any, reward: float, terminated: bool
-    ) -> tuple[str, bool]:
-        """(status, success) of a Gymnasium step."""
+    ) -> Transition:
+        """(status, success, event sentence, per-step metrics) of a Gymnasium step.
+
+        Metrics besides success and valid_action (`moved`...); the dict is copied into info, so
+        a game may return the same one for the same transition (the grid games cache them).
+        """
         raise NotImplementedError
 
     def state_info(self, state: Any) -> dict[str, Any]:
-        """JSON facts about `state` for info (position, hands...)."""
-        return {}
-
-    def step_metrics(self, status: str, before: Any, state: Any) -> dict[str, float]:
-        """Per-step metrics besides success and valid_action."""
+        """JSON facts about `state` for info (position, hands...): a new dict every call."""
         return {}
 
     # The protocol.
@@ -120,54 +132,70 @@ class GymnasiumEnv(Env):
         return observation, info, self.system_prompt
 
     async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
-        """Apply the action in `messages[-1]`; see the package README for statuses and rewards."""
-        if not self._started:
-            self._start()
-        if self._done:
-            observation = f"{OVER_EVENT}\n\n{self.view(self.state)}"
-            return observation, 0.0, True, self._info("episode_over", None, {})
+        """Apply the action in `messages[-1]`; see the package README for statuses and rewards.
+
+        The hot path is kept flat (one game call, one info literal): a Gymnasium toy-text step
+        takes about 20 us, and the adapter's share should stay small next to it.
+        """
+        if self._done or not self._started:
+            if not self._started:
+                self._start()
+            if self._done:
+                observation = f"{OVER_EVENT}\n\n{self.view(self.state)}"
+                return observation, 0.0, True, self._info("episode_over")
         text = reply_text(messages)
         action = self._reader.parse(text)
         if action is None:
             reason = self._reader.explain(text)
             event = f"No valid action found: {reason}. Answer with exactly one of {self._answer}."
             observation = f"{event}\n\n{self.view(self.state)}"
-            return observation, self._invalid_reward, False, self._info("invalid_action", None, {})
+            return observation, self._invalid_reward, False, self._info("invalid_action")
         before = self.state
-        self.state, raw_reward, terminated, truncated, gym_info = self.gym.step(action)
+        state, raw_reward, terminated, truncated, gym_info = self.gym.step(action)
+        self.state = state
         self._steps += 1
         reward = float(raw_reward)
-        status, success = self.outcome(action, before, self.state, reward, terminated)
-        self._success = self._success or success
-        event = self.event(status, action, before, self.state, reward)
-        metrics = self.step_metrics(status, before, self.state)
+        status, success, event, metrics = self.transition(action, before, state, reward, terminated)
+        if success:
+            self._success = True
         if truncated and not terminated:
             status = "time_limit"
             event += f" The time limit of {self.steps_limit} moves is reached. The episode is over."
-        self._done = bool(terminated or truncated)
-        info = self._info(status, action, metrics)
-        info["terminated"], info["truncated"] = bool(terminated), bool(truncated)
-        if "prob" in gym_info:
-            info["prob"] = float(gym_info["prob"])
-        return f"{event}\n\n{self.view(self.state)}", reward, self._done, info
-
-    def _info(self, status: str, action: int | None, metrics: dict[str, float]) -> dict[str, Any]:
-        name = None if action is None else self.actions[action]
-        info: dict[str, Any] = {
+        done = self._done = bool(terminated or truncated)
+        name = self.actions[action]
+        info = {
             "status": status,
             "action": name,
             "parsed_action": name,
             "gym_action": action,
             "step": self._steps,
-            "seed": self.config.seed,
+            "seed": self._seed,
+            **self.state_info(state),
+            "terminated": bool(terminated),
+            "truncated": bool(truncated),
+            "metrics": {
+                "success": 1.0 if self._success else 0.0,
+                "valid_action": 1.0,
+                **metrics,
+            },
         }
-        info.update(self.state_info(self.state))
-        info["metrics"] = {
-            "success": 1.0 if self._success else 0.0,
-            "valid_action": 0.0 if action is None else 1.0,
-            **metrics,
+        prob = gym_info.get("prob")
+        if prob is not None:
+            info["prob"] = float(prob)
+        return f"{event}\n\n{self.view(state)}", reward, done, info
+
+    def _info(self, status: str) -> dict[str, Any]:
+        """The info of a step that did not step Gymnasium (invalid reply, episode over)."""
+        return {
+            "status": status,
+            "action": None,
+            "parsed_action": None,
+            "gym_action": None,
+            "step": self._steps,
+            "seed": self._seed,
+            **self.state_info(self.state),
+            "metrics": {"success": 1.0 if self._success else 0.0, "valid_action": 0.0},
         }
-        return info
 
     async def close(self) -> None:
         """Close the Gymnasium env (safe twice; it holds no window in text mode)."""
@@ -198,3 +226,28 @@ class GymnasiumEnv(Env):
     def sample_replies(self) -> tuple[str, ...]:
         """Every valid action tag: `--policy random` is the uniform random policy."""
         return tuple(f"<action>{name}</action>" for name in self.actions)
+
+
+class TabularEnv(GymnasiumEnv):
+    """A game whose steps are told completely by (action, before, after, reward, terminated).
+
+    Finite state spaces (the grids, Taxi) describe each such transition once and share it in
+    `transitions` (a dict of the game's map, bounded by states x actions x outcomes).
+    """
+
+    transitions: dict[tuple[Any, ...], Transition]
+
+    def describe(
+        self, action: int, before: Any, state: Any, reward: float, terminated: bool
+    ) -> Transition:
+        """What `transition` returns, computed on a cache miss."""
+        raise NotImplementedError
+
+    def transition(
+        self, action: int, before: Any, state: Any, reward: float, terminated: bool
+    ) -> Transition:
+        key = (action, before, state, reward, terminated)
+        found = self.transitions.get(key)
+        if found is None:
+            found = self.transitions[key] = self.describe(action, before, state, reward, terminated)
+        return found

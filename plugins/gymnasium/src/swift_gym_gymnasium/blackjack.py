@@ -17,7 +17,7 @@ from pydantic import Field, model_validator
 
 from swift_gym import EnvConfig
 
-from .base import GymnasiumEnv
+from .base import GymnasiumEnv, Transition
 from .config import GymnasiumConfig, reward_field
 
 ACTIONS = ("stick", "hit")
@@ -94,6 +94,7 @@ class BlackjackEnv(GymnasiumEnv):
     """Gymnasium's Blackjack: hit for another card, or stick and let the dealer play."""
 
     gym_id: ClassVar[str] = "Blackjack-v1"
+    gym_defaults: ClassVar[dict[str, Any]] = {"sab": True, "natural": False}
     actions: ClassVar[tuple[str, ...]] = ACTIONS
     config_model: ClassVar[type[EnvConfig]] = BlackjackConfig
     config: BlackjackConfig
@@ -133,27 +134,23 @@ class BlackjackEnv(GymnasiumEnv):
         super()._start()
         self._stuck = False
 
-    def outcome(
+    def transition(
         self, action: int, before: Any, state: Any, reward: float, terminated: bool
-    ) -> tuple[str, bool]:
-        if action == HIT:
-            return ("bust", False) if terminated else ("ok", False)
-        self._stuck = True
-        if reward > 0:
-            return "win", True
-        return ("draw", False) if reward == 0 else ("loss", False)
-
-    def event(self, status: str, action: int, before: Any, state: Any, reward: float) -> str:
+    ) -> Transition:
         if action == HIT:
             drawn = card(self.unwrapped.player[-1])
-            if status == "bust":
-                return (
+            if terminated:
+                text = (
                     f"You hit and drew {drawn}: bust. You lose ({reward:+g}). The episode is over."
                 )
-            return f"You hit and drew {drawn}."
+                return "bust", False, text, {}
+            return "ok", False, f"You hit and drew {drawn}.", {}
+        self._stuck = True
+        status = "win" if reward > 0 else "draw" if reward == 0 else "loss"
         outcome = {"win": "You win", "draw": "It is a draw", "loss": "You lose"}[status]
         value, _ = total(self.unwrapped.player)
-        return f"You stick on {value}. {outcome} ({reward:+g}). The episode is over."
+        text = f"You stick on {value}. {outcome} ({reward:+g}). The episode is over."
+        return status, status == "win", text, {}
 
     def state_info(self, state: Any) -> dict[str, Any]:
         player, dealer = self.unwrapped.player, self.unwrapped.dealer

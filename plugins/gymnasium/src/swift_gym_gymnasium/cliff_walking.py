@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 
 from swift_gym import EnvConfig
 
-from .base import GymnasiumEnv
+from .base import TabularEnv, Transition
 from .config import GymnasiumConfig, limit_field, reward_field
-from .grid import GridView, move_event, plan_for
+from .grid import grid_view, move_event, plan_for
 
 ACTIONS = ("up", "right", "down", "left")
 """In Gymnasium's order: action 0 is up."""
@@ -43,14 +43,15 @@ class CliffWalkingConfig(GymnasiumConfig):
     )
 
 
-class CliffWalkingEnv(GymnasiumEnv):
+class CliffWalkingEnv(TabularEnv):
     """Gymnasium's CliffWalking on dry ground."""
 
     gym_id: ClassVar[str] = "CliffWalking-v1"
     actions: ClassVar[tuple[str, ...]] = ACTIONS
     config_model: ClassVar[type[EnvConfig]] = CliffWalkingConfig
     config: CliffWalkingConfig
-    grid = GridView(ROWS, LEGEND)
+    grid = grid_view(ROWS, LEGEND)
+    transitions = grid.transitions
 
     def rules(self) -> list[str]:
         lines = [
@@ -73,35 +74,23 @@ class CliffWalkingEnv(GymnasiumEnv):
     def view(self, state: Any) -> str:
         return self.grid.view(state)
 
-    def outcome(
+    def describe(
         self, action: int, before: Any, state: Any, reward: float, terminated: bool
-    ) -> tuple[str, bool]:
-        if terminated:
-            return "goal", True
-        if reward <= -100:
-            return "cliff", False
-        return "ok", False
-
-    def event(self, status: str, action: int, before: Any, state: Any, reward: float) -> str:
-        if status == "cliff":
-            return (
+    ) -> Transition:
+        metrics = {"moved": 0.0 if before == state else 1.0, "fell": 0.0}
+        if reward <= -100 and not terminated:
+            text = (
                 f"You tried to move {ACTIONS[action]} and fell off the cliff (-100). You are "
                 "back at the start."
             )
+            return "cliff", False, text, {**metrics, "fell": 1.0}
         text = move_event(ACTIONS, self.grid, action, before, state)
-        if status == "goal":
-            return text + " You reached the goal. The episode is over."
-        return text
+        if terminated:
+            return "goal", True, text + " You reached the goal. The episode is over.", metrics
+        return "ok", False, text, metrics
 
     def state_info(self, state: Any) -> dict[str, Any]:
-        r, c = self.grid.cell(state)
-        return {"position": [r, c]}
-
-    def step_metrics(self, status: str, before: Any, state: Any) -> dict[str, float]:
-        return {
-            "moved": 0.0 if before == state else 1.0,
-            "fell": 1.0 if status == "cliff" else 0.0,
-        }
+        return {"position": list(self.grid.cell(state))}
 
     def oracle_action(self) -> int:
         """The planner's action for this cell and the moves left (see the module docstring)."""

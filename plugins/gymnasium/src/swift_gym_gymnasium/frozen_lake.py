@@ -15,9 +15,9 @@ from pydantic import Field, model_validator
 
 from swift_gym import EnvConfig
 
-from .base import GymnasiumEnv
+from .base import TabularEnv, Transition
 from .config import GymnasiumConfig, limit_field, needs, probability_field
-from .grid import GridView, move_event, plan_for
+from .grid import grid_view, move_event, plan_for
 
 ACTIONS = ("left", "down", "right", "up")
 """In Gymnasium's order: action 0 is left."""
@@ -55,18 +55,25 @@ class FrozenLakeConfig(FrozenLake8x8Config):
     )
 
 
-class FrozenLakeEnv(GymnasiumEnv):
+class FrozenLakeEnv(TabularEnv):
     """Gymnasium's FrozenLake: walk from S to G on the ice without falling into a hole."""
 
     gym_id: ClassVar[str] = "FrozenLake-v1"
     actions: ClassVar[tuple[str, ...]] = ACTIONS
+    gym_defaults: ClassVar[dict[str, Any]] = {
+        "is_slippery": True,
+        "success_rate": 1 / 3,
+        "map_name": "4x4",
+    }
+    gym_limit: ClassVar[int | None] = 100
     config_model: ClassVar[type[EnvConfig]] = FrozenLakeConfig
     config: FrozenLake8x8Config
 
     def __init__(self, env_config: Any = None):
         super().__init__(env_config)
         rows = tuple(bytes(row).decode("ascii") for row in self.unwrapped.desc)
-        self.grid = GridView(rows, LEGEND)
+        self.grid = grid_view(rows, LEGEND)
+        self.transitions = self.grid.transitions
 
     def gym_kwargs(self) -> dict[str, Any]:
         cfg = self.config
@@ -99,30 +106,20 @@ class FrozenLakeEnv(GymnasiumEnv):
     def view(self, state: Any) -> str:
         return self.grid.view(state)
 
-    def outcome(
+    def describe(
         self, action: int, before: Any, state: Any, reward: float, terminated: bool
-    ) -> tuple[str, bool]:
+    ) -> Transition:
+        text = move_event(ACTIONS, self.grid, action, before, state)
+        moved = {"moved": 0.0 if before == state else 1.0}
         letter = self.grid.letter(state)
         if terminated and letter == "G":
-            return "goal", True
+            return "goal", True, text + " You reached the goal. The episode is over.", moved
         if terminated and letter == "H":
-            return "hole", False
-        return "ok", False
-
-    def event(self, status: str, action: int, before: Any, state: Any, reward: float) -> str:
-        text = move_event(ACTIONS, self.grid, action, before, state)
-        if status == "goal":
-            return text + " You reached the goal. The episode is over."
-        if status == "hole":
-            return text + " You fell into a hole. The episode is over."
-        return text
+            return "hole", False, text + " You fell into a hole. The episode is over.", moved
+        return "ok", False, text, moved
 
     def state_info(self, state: Any) -> dict[str, Any]:
-        r, c = self.grid.cell(state)
-        return {"position": [r, c]}
-
-    def step_metrics(self, status: str, before: Any, state: Any) -> dict[str, float]:
-        return {"moved": 0.0 if before == state else 1.0}
+        return {"position": list(self.grid.cell(state))}
 
     def oracle_action(self) -> int:
         """The planner's action for this cell and the moves left (see the module docstring)."""
@@ -133,4 +130,6 @@ class FrozenLake8x8Env(FrozenLakeEnv):
     """Gymnasium's FrozenLake8x8-v1: the same game on the 8x8 map."""
 
     gym_id: ClassVar[str] = "FrozenLake8x8-v1"
+    gym_defaults: ClassVar[dict[str, Any]] = {"is_slippery": True, "success_rate": 1 / 3}
+    gym_limit: ClassVar[int | None] = 200
     config_model: ClassVar[type[EnvConfig]] = FrozenLake8x8Config

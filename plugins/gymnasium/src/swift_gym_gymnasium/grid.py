@@ -7,6 +7,7 @@ each cell is built once per map and cached, so a step costs a dictionary lookup.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from .planner import Plan, plan
@@ -23,10 +24,13 @@ class GridView:
         self.legend = legend
         self._text = "\n".join(" ".join(row) for row in rows)
         self._views: dict[int, str] = {}
+        self._cells = [divmod(state, self.width) for state in range(len(rows) * self.width)]
+        self.transitions: dict[tuple[Any, ...], Any] = {}
+        """The games' described transitions on this map (see `base.TabularEnv`)."""
 
     def cell(self, state: int) -> tuple[int, int]:
         """(row, col) of a Gymnasium state number."""
-        return divmod(int(state), self.width)
+        return self._cells[state]
 
     def letter(self, state: int) -> str:
         r, c = self.cell(state)
@@ -40,6 +44,12 @@ class GridView:
             grid = self._text[:i] + "P" + self._text[i + 1 :]
             text = self._views[state] = f"{grid}\n\n{self.legend}\nYou are at row {r}, col {c}."
         return text
+
+
+@lru_cache(maxsize=64)
+def grid_view(rows: tuple[str, ...], legend: str) -> GridView:
+    """The shared `GridView` of a map: envs of a run play a few maps."""
+    return GridView(rows, legend)
 
 
 def move_event(names: tuple[str, ...], view: GridView, action: int, before: int, after: int) -> str:

@@ -16,7 +16,7 @@ from pydantic import Field, model_validator
 
 from swift_gym import EnvConfig
 
-from .base import GymnasiumEnv
+from .base import TabularEnv, Transition
 from .config import GymnasiumConfig, limit_field, needs, probability_field, reward_field
 from .grid import plan_for
 
@@ -76,7 +76,19 @@ def _stop_at(row: int, col: int) -> str | None:
     return {(0, 0): "R", (0, 4): "G", (4, 0): "Y", (4, 3): "B"}.get((row, col))
 
 
+def _status(action: int, reward: float, terminated: bool) -> str:
+    if terminated:
+        return "delivered"
+    if action == 4:
+        return "picked_up" if reward > -10 else "illegal_pickup"
+    if action == 5:
+        return "dropped_off" if reward > -10 else "illegal_dropoff"
+    return "ok"
+
+
 _VIEWS: dict[int, str] = {}
+_TRANSITIONS: dict[tuple[Any, ...], Transition] = {}
+"""Taxi's described transitions: its map is fixed, so every env shares them."""
 
 
 def view(state: int, decode: Any) -> str:
@@ -98,13 +110,21 @@ def view(state: int, decode: Any) -> str:
     return text
 
 
-class TaxiEnv(GymnasiumEnv):
+class TaxiEnv(TabularEnv):
     """Gymnasium's Taxi: drive to the passenger, pick them up, drop them at the destination."""
 
     gym_id: ClassVar[str] = "Taxi-v4"
+    gym_defaults: ClassVar[dict[str, Any]] = {
+        "is_rainy": False,
+        "fickle_passenger": False,
+        "rainy_probability": 0.8,
+        "fickle_probability": 0.3,
+    }
+    gym_limit: ClassVar[int | None] = 200
     actions: ClassVar[tuple[str, ...]] = ACTIONS
     config_model: ClassVar[type[EnvConfig]] = TaxiConfig
     config: TaxiConfig
+    transitions = _TRANSITIONS
 
     def gym_kwargs(self) -> dict[str, Any]:
         cfg = self.config
@@ -145,18 +165,15 @@ class TaxiEnv(GymnasiumEnv):
     def view(self, state: Any) -> str:
         return view(int(state), self.unwrapped.decode)
 
-    def outcome(
+    def describe(
         self, action: int, before: Any, state: Any, reward: float, terminated: bool
-    ) -> tuple[str, bool]:
-        if terminated:
-            return "delivered", True
-        if action == 4:
-            return ("picked_up", False) if reward > -10 else ("illegal_pickup", False)
-        if action == 5:
-            return ("dropped_off", False) if reward > -10 else ("illegal_dropoff", False)
-        return "ok", False
+    ) -> Transition:
+        status = _status(action, reward, terminated)
+        event = self._event(status, action, before, state)
+        moved = {"moved": 0.0 if int(before) // 20 == int(state) // 20 else 1.0}
+        return status, status == "delivered", event, moved
 
-    def event(self, status: str, action: int, before: Any, state: Any, reward: float) -> str:
+    def _event(self, status: str, action: int, before: Any, state: Any) -> str:
         r0, c0, _, dest0 = self.unwrapped.decode(int(before))
         r1, c1, passenger, dest1 = self.unwrapped.decode(int(state))
         if status == "delivered":
@@ -194,9 +211,6 @@ class TaxiEnv(GymnasiumEnv):
             "passenger": "taxi" if passenger == 4 else STOPS[passenger],
             "destination": STOPS[destination],
         }
-
-    def step_metrics(self, status: str, before: Any, state: Any) -> dict[str, float]:
-        return {"moved": 0.0 if int(before) // 20 == int(state) // 20 else 1.0}
 
     def oracle_action(self) -> int:
         """The planner's action for this state and the moves left (see the module docstring)."""
