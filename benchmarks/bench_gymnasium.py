@@ -90,7 +90,7 @@ WHY = (
     "a Gymnasium toy-text step costs 6 to 10 us here (a numpy draw from its transition table, "
     "two wrappers); the adapter's own work per step (reading the reply, the observation text "
     "and the step's description, both from caches, an info dict of about ten keys, the "
-    "coroutine) is about 2 us of CPython, a share that only a dearer step hides: Blackjack's, or "
+    "coroutine) is about 3 us of CPython, a share that only a dearer step hides: Blackjack's, or "
     "gymnasium.make's when every episode builds a new env."
 )
 MODES = {False: "one env, reset after each episode", True: "a new env for each episode"}
@@ -132,7 +132,8 @@ def measure(steps: int, repeats: int) -> dict[str, Any]:
         "benchmark": "Gymnasium adapter speed",
         "repeats": repeats,
         "detail": f"{steps} steps of uniformly random actions per repeat and side; "
-        f"median of {repeats} repeats",
+        f"median of {repeats} repeats (short ones, many of them: the sides take turns often, "
+        "so a neighbour's load hits both)",
         "rows": rows,
         "goals": goals,
     }
@@ -140,8 +141,8 @@ def measure(steps: int, repeats: int) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--steps", type=int, default=10_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--json")
     args = parser.parse_args()
     write_json(args.json, measure(args.steps, args.repeats))
