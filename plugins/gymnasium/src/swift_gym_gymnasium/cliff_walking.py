@@ -17,7 +17,8 @@ from swift_gym import EnvConfig
 
 from .base import TabularEnv, Transition
 from .config import GymnasiumConfig, limit_field, reward_field
-from .grid import grid_view, move_event, plan_for
+from .grid import grid_view, move_event
+from .planner import plan_for
 
 ACTIONS = ("up", "right", "down", "left")
 """In Gymnasium's order: action 0 is up."""

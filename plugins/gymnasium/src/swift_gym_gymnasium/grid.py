@@ -1,4 +1,4 @@
-"""Plain-text grids for the grid games (FrozenLake, CliffWalking) and their oracle.
+"""Plain-text grids for the grid games (FrozenLake, CliffWalking).
 
 Gymnasium's "ansi" render marks the player with colour codes (FrozenLake) or draws no start
 cell (CliffWalking); a model needs plain ASCII that reads the same in every log. The view of
@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any
-
-from .planner import Plan, plan
 
 DIRECTIONS = {"left": (0, -1), "down": (1, 0), "right": (0, 1), "up": (-1, 0)}
 
@@ -64,22 +62,3 @@ def move_event(names: tuple[str, ...], view: GridView, action: int, before: int,
         if (r1 - r0, c1 - c0) == delta:
             return f"You tried to move {chosen}, but slipped and moved {name}."
     return f"You tried to move {chosen}."  # a jump (CliffWalking's cliff): the caller says more
-
-
-_PLANS: dict[tuple[Any, ...], Plan] = {}
-_PLANS_KEPT = 32
-
-
-def plan_for(env: Any) -> Plan:
-    """The oracle's plan of `env` (a tabular GymnasiumEnv), shared by every env of its config.
-
-    The plan depends only on the id, the Gymnasium arguments and the time limit, so it is
-    computed once per process for each (a few ms; Taxi's 500 states included).
-    """
-    key = (env.gym_id, tuple(sorted(env.gym_kwargs().items())), env.steps_limit)
-    found = _PLANS.get(key)
-    if found is None:
-        if len(_PLANS) >= _PLANS_KEPT:
-            _PLANS.pop(next(iter(_PLANS)))
-        found = _PLANS[key] = plan(env.unwrapped.P, env.steps_limit)
-    return found

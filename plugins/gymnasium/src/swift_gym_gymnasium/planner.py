@@ -84,3 +84,22 @@ def plan(table: Table, horizon: int | None) -> Plan:
         if settled:
             break
     return Plan(np.stack(layers), value)
+
+
+_PLANS: dict[tuple[Any, ...], Plan] = {}
+_PLANS_KEPT = 32
+
+
+def plan_for(env: Any) -> Plan:
+    """The oracle's plan of `env` (a `TabularEnv`), shared by every env of its config.
+
+    The plan depends only on the id, the Gymnasium arguments and the time limit, so it is
+    computed once per process for each (a few ms; Taxi's 500 states included).
+    """
+    key = (env.gym_id, tuple(sorted(env.gym_kwargs().items())), env.steps_limit)
+    found = _PLANS.get(key)
+    if found is None:
+        if len(_PLANS) >= _PLANS_KEPT:
+            _PLANS.pop(next(iter(_PLANS)))
+        found = _PLANS[key] = plan(env.unwrapped.P, env.steps_limit)
+    return found

@@ -18,7 +18,7 @@ from swift_gym import EnvConfig
 
 from .base import TabularEnv, Transition
 from .config import GymnasiumConfig, limit_field, needs, probability_field, reward_field
-from .grid import plan_for
+from .planner import plan_for
 
 ACTIONS = ("south", "north", "east", "west", "pickup", "dropoff")
 """In Gymnasium's order: action 0 is south (down on the map)."""
