@@ -59,7 +59,9 @@ def test_the_defaults_are_gymnasiums():
     assert swift_gym.make("gymnasium.Taxi-v4").steps_limit == 200
     cliff = swift_gym.make("gymnasium.CliffWalking-v1")
     assert (cliff.steps_limit, cliff.unwrapped.is_slippery) == (None, False)
-    assert swift_gym.make("gymnasium.CliffWalkingSlippery-v1").unwrapped.is_slippery is True
+    slippery = swift_gym.make("gymnasium.CliffWalkingSlippery-v1")
+    assert slippery.unwrapped.is_slippery is slippery.slippery is True
+    assert cliff.slippery is False
     assert swift_gym.make("gymnasium.Blackjack-v1").unwrapped.sab is True
 
 

@@ -142,8 +142,9 @@ async def test_frozen_lake_statuses_and_time_limit():
     assert (reward, done, info["status"]) == (0.0, True, "hole")
     await env.reset()
     for _ in range(2):
-        _, _, done, info = await env.step(say("<action>left</action>"))
+        observation, _, done, info = await env.step(say("<action>left</action>"))
         assert not done and info["metrics"]["moved"] == 0.0
+        assert observation.startswith("You tried to move left, but the edge stops you")
     observation, _, done, info = await env.step(say("<action>left</action>"))
     assert (done, info["status"], info["truncated"]) == (True, "time_limit", True)
     assert "time limit of 3 moves" in observation
@@ -180,7 +181,24 @@ async def test_cliff_costs_100_and_sends_back_without_ending():
     await env.step(say("<action>right</action>"))
     observation, reward, done, info = await env.step(say("<action>down</action>"))
     assert (reward, done, info["status"], info["position"]) == (-100.0, False, "cliff", [3, 0])
-    assert info["metrics"]["fell"] == 1.0 and "fell off the cliff" in observation
+    assert info["metrics"]["fell"] == 1.0
+    assert observation.startswith(
+        "You moved down, onto the cliff (-100). You are back at the start."
+    )
+
+
+async def test_a_slip_onto_the_cliff_is_told_as_a_slip():
+    """From the start, up is safe: on slippery ground only a slip right goes over the edge."""
+    told = set()
+    for seed in range(30):
+        env = CliffWalkingSlipperyEnv({"seed": seed})
+        await env.reset()
+        observation, reward, _, info = await env.step(say("<action>up</action>"))
+        if info["status"] == "cliff":
+            assert reward == -100.0
+            assert observation.startswith("You tried to move up, but slipped onto the cliff")
+        told.add(observation.split(".")[0])
+    assert len(told) == 3  # moved up, slipped onto the cliff, did not move (a slip left)
 
 
 async def test_cliff_oracle_walks_the_edge_and_the_slippery_one_gets_there():

@@ -17,7 +17,7 @@ from swift_gym import EnvConfig
 
 from .base import TabularEnv, Transition
 from .config import GymnasiumConfig, limit_field, reward_field
-from .grid import grid_view, move_event
+from .grid import grid_view, move_event, target
 from .planner import plan_for
 
 ACTIONS = ("up", "right", "down", "left")
@@ -52,7 +52,8 @@ class CliffWalkingEnv(TabularEnv):
     config_model: ClassVar[type[EnvConfig]] = CliffWalkingConfig
     config: CliffWalkingConfig
     grid = grid_view(ROWS, LEGEND)
-    transitions = grid.transitions
+    transitions = grid.transitions[False]
+    slippery: ClassVar[bool] = False
 
     def rules(self) -> list[str]:
         lines = [
@@ -63,7 +64,7 @@ class CliffWalkingEnv(TabularEnv):
             "Every move earns -1. Stepping onto the cliff C earns -100 and puts you back on the "
             "start S; the episode goes on. Reaching the goal G ends it (success).",
         ]
-        if self.unwrapped.is_slippery:
+        if self.slippery:
             lines.append(
                 "The ground is slippery: you move the way you chose with probability 1/3; "
                 "otherwise you slide to one of the two perpendicular directions."
@@ -79,13 +80,16 @@ class CliffWalkingEnv(TabularEnv):
         self, action: int, before: Any, state: Any, reward: float, terminated: bool
     ) -> Transition:
         metrics = {"moved": 0.0 if before == state else 1.0, "fell": 0.0}
+        chosen = ACTIONS[action]
         if reward <= -100 and not terminated:
-            text = (
-                f"You tried to move {ACTIONS[action]} and fell off the cliff (-100). You are "
-                "back at the start."
-            )
+            r, c = target(self.grid, before, chosen)
+            if ROWS[r][c] == "C":
+                text = f"You moved {chosen}, onto the cliff (-100)."
+            else:  # the intended move is safe: a slip went over the edge
+                text = f"You tried to move {chosen}, but slipped onto the cliff (-100)."
+            text += " You are back at the start."
             return "cliff", False, text, {**metrics, "fell": 1.0}
-        text = move_event(ACTIONS, self.grid, action, before, state)
+        text = move_event(ACTIONS, self.grid, action, before, state, self.slippery)
         if terminated:
             return "goal", True, text + " You reached the goal. The episode is over.", metrics
         return "ok", False, text, metrics
@@ -102,3 +106,5 @@ class CliffWalkingSlipperyEnv(CliffWalkingEnv):
     """Gymnasium's CliffWalkingSlippery-v1: the same cliff on slippery ground."""
 
     gym_id: ClassVar[str] = "CliffWalkingSlippery-v1"
+    slippery: ClassVar[bool] = True
+    transitions = CliffWalkingEnv.grid.transitions[True]

@@ -74,7 +74,7 @@ class FrozenLakeEnv(TabularEnv):
         super().__init__(env_config)
         rows = tuple(bytes(row).decode("ascii") for row in self.unwrapped.desc)
         self.grid = grid_view(rows, LEGEND)
-        self.transitions = self.grid.transitions
+        self.transitions = self.grid.transitions[self.config.is_slippery]
 
     def gym_kwargs(self) -> dict[str, Any]:
         cfg = self.config
@@ -110,7 +110,7 @@ class FrozenLakeEnv(TabularEnv):
     def describe(
         self, action: int, before: Any, state: Any, reward: float, terminated: bool
     ) -> Transition:
-        text = move_event(ACTIONS, self.grid, action, before, state)
+        text = move_event(ACTIONS, self.grid, action, before, state, self.config.is_slippery)
         moved = {"moved": 0.0 if before == state else 1.0}
         letter = self.grid.letter(state)
         if terminated and letter == "G":

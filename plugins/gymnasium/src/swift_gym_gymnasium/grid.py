@@ -23,8 +23,9 @@ class GridView:
         self._text = "\n".join(" ".join(row) for row in rows)
         self._views: dict[int, str] = {}
         self._cells = [divmod(state, self.width) for state in range(len(rows) * self.width)]
-        self.transitions: dict[tuple[Any, ...], Any] = {}
-        """The games' described transitions on this map (see `base.TabularEnv`)."""
+        self.transitions: dict[bool, dict[tuple[Any, ...], Any]] = {False: {}, True: {}}
+        """The games' described transitions on this map, on dry and on slippery ground (see
+        `base.TabularEnv`): the words differ, as only dry ground tells an edge from a slip."""
 
     def cell(self, state: int) -> tuple[int, int]:
         """(row, col) of a Gymnasium state number."""
@@ -50,15 +51,26 @@ def grid_view(rows: tuple[str, ...], legend: str) -> GridView:
     return GridView(rows, legend)
 
 
-def move_event(names: tuple[str, ...], view: GridView, action: int, before: int, after: int) -> str:
+def target(view: GridView, state: int, direction: str) -> tuple[int, int]:
+    """The cell a move in `direction` heads for from `state` (an edge keeps you in place)."""
+    (r, c), (dr, dc) = view.cell(state), DIRECTIONS[direction]
+    height = len(view.rows)
+    return (min(max(r + dr, 0), height - 1), min(max(c + dc, 0), view.width - 1))
+
+
+def move_event(
+    names: tuple[str, ...], view: GridView, action: int, before: int, after: int, slippery: bool
+) -> str:
     """What a move did: moved, stopped by the edge, or slipped (told from the two cells)."""
     chosen = names[action]
     (r0, c0), (r1, c1) = view.cell(before), view.cell(after)
     if (r1 - r0, c1 - c0) == DIRECTIONS[chosen]:
         return f"You moved {chosen}."
     if (r1, c1) == (r0, c0):
-        return f"You tried to move {chosen}, but did not move (the edge, or a slip into it)."
+        if not slippery:
+            return f"You tried to move {chosen}, but the edge stops you; you stay in place."
+        return f"You did not move: the edge stopped your move {chosen}, or you slipped into it."
     for name, delta in DIRECTIONS.items():
         if (r1 - r0, c1 - c0) == delta:
             return f"You tried to move {chosen}, but slipped and moved {name}."
-    return f"You tried to move {chosen}."  # a jump (CliffWalking's cliff): the caller says more
+    return f"You tried to move {chosen}."  # pragma: no cover - moves are one cell
