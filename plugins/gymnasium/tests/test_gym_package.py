@@ -120,11 +120,14 @@ def test_eval_oracle_succeeds_always_where_it_is_exact(name, sets, tmp_path):
     assert re.search(r"success rate +1\.000 +8 of 8", result.stdout), result.stdout
 
 
-def test_eval_random_plays(tmp_path):
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_eval_random_plays(name, tmp_path):
     out = tmp_path / "random.jsonl"
-    args = ["eval", "gymnasium.Blackjack-v1", "--policy", "random", "-n", "20", "-o", str(out)]
+    args = ["eval", name, "--policy", "random", "-n", "10", "--max-turns", "20", "-o", str(out)]
     result = swift_gym_command(*args, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(records) == 20 and all(record["status"] != "error" for record in records)
-    assert {record["status"] for record in records} <= {"win", "draw", "loss", "bust"}
+    assert len(records) == 10 and all(record["status"] != "error" for record in records)
+    assert all(turn["valid_action"] for record in records for turn in record["turns"])
+    if name == "gymnasium.Blackjack-v1":
+        assert {record["status"] for record in records} <= {"win", "draw", "loss", "bust"}
