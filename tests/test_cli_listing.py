@@ -136,3 +136,21 @@ def test_validate_with_many_bad_rows_among_100k_envs_stays_small(
     first = report["problems"][0]
     assert "did you mean 'level_00000'?" in first["reason"], first
     assert "and 99,983 more" in first["reason"]
+
+
+def test_list_filters_by_glob_and_distribution_and_groups(many: dict[str, str]) -> None:
+    result = run("list", "level_0424?", "frozen_lake", env=many)
+    assert result.returncode == 0, result.stderr
+    names = [line.split()[0] for line in result.stdout.splitlines()[1:]]
+    assert names == ["frozen_lake"] + [f"level_0424{k}" for k in range(10)]
+    by_dist = json.loads(run("list", "--json", "-d", "swift_gym_frozen_lake", env=many).stdout)
+    assert [e["name"] for e in by_dist] == ["frozen_lake", "frozen_lake_ms_swift"]
+    qualified = run("list", "--json", "swift-gym:*", env=many)
+    assert [e["name"] for e in json.loads(qualified.stdout)] == ["openenv"]
+    grouped = run("list", "--group", env=many).stdout.splitlines()
+    assert grouped[0].split() == ["distribution", "version", "envs", "names"]
+    assert re.match(r"gym-many\s+1\.0\s+100,000\s+level_00000, level_00001, ", grouped[1])
+    assert "and 99,992 more" in run("list", "--group", env=many).stdout
+    none = run("list", "nothing*", "-d", "gym-many", env=many)
+    assert none.returncode == 1
+    assert "no installed env matches 'nothing*' in gym-many" in none.stderr

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 import click
 from rich.text import Text
 
+from . import visible
 from .columns import column_lines, wrap
 from .console import print_json, stderr, stdout
 from .envs import offers
@@ -25,13 +27,28 @@ def _warn_problems(problems: list[str]) -> None:
 
 
 @click.command("list")
+@click.argument("patterns", nargs=-1, metavar="[PATTERN]...")
+@click.option(
+    "-d", "--distribution", "distributions", multiple=True, metavar="DIST",
+    help="Only envs of this distribution (repeatable): swift-gym-gymnasium, ...",
+)  # fmt: skip
+@click.option(
+    "--group", is_flag=True, help="One line per distribution: its version, env count and names."
+)
 @json_option
-def list_envs(as_json: bool) -> None:
-    """List installed envs (reads package metadata; imports no env)."""
+def list_envs(
+    patterns: tuple[str, ...], distributions: tuple[str, ...], group: bool, as_json: bool
+) -> None:
+    """List installed envs (reads package metadata; imports no env).
+
+    PATTERN is a shell-style glob matched against each name and `distribution:name`
+    (`'gymnasium.*'`, `'*lake*'`); with several, an env matching any is listed. Exits 1 when
+    patterns or --distribution match no env.
+    """
     from ..registry import default_registry
 
     registry = default_registry()
-    specs = registry.list()
+    specs = [spec for spec in registry.list() if _wanted(spec, patterns, distributions)]
     if as_json:
         print_json(
             [
@@ -46,24 +63,70 @@ def list_envs(as_json: bool) -> None:
                 for spec in specs
             ]
         )
-        return
+        raise SystemExit(EXIT_PROBLEMS if not specs and (patterns or distributions) else EXIT_OK)
     _warn_problems(registry.problems)
     if not specs:
+        if patterns or distributions:
+            wanted = " or ".join(repr(p) for p in patterns) or "any name"
+            if distributions:
+                wanted += " in " + " or ".join(distributions)
+            note = f"no installed env matches {wanted}: swift-gym list shows them all"
+            stderr().print(visible.rich(note))
+            raise SystemExit(EXIT_PROBLEMS)
         stdout().print(
             "No env is installed: pip install an env package, e.g. swift-gym-frozen-lake."
         )
         return
-    rows = [
-        (spec.name, spec.distribution or "-", spec.version or "-", spec.description or "")
-        for spec in specs
-    ]
     out = stdout()
-    lines = column_lines(("name", "distribution", "version", "description"), rows, out.width)
+    if group:
+        headers: tuple[str, ...] = ("distribution", "version", "envs", "names")
+        rows = _groups(specs)
+    else:
+        headers = ("name", "distribution", "version", "description")
+        rows = [
+            (spec.name, spec.distribution or "-", spec.version or "-", spec.description or "")
+            for spec in specs
+        ]
+    lines = column_lines(headers, rows, out.width)
     write = out.file.write  # plain text, one write per line: rich's layout is too slow for 100k
     for row_lines in lines:
         for fixed, last in row_lines:
             write(f"{fixed}{last}".rstrip() + "\n")
     out.file.flush()
+
+
+GROUP_NAMES_SHOWN = 8
+"""Names a `list --group` line shows of its distribution, before `and N more`."""
+
+
+def _wanted(spec: Any, patterns: tuple[str, ...], distributions: tuple[str, ...]) -> bool:
+    from ..plugins import normalize_distribution
+
+    if distributions:
+        own = normalize_distribution(spec.distribution or spec.plugin or "")
+        if own not in {normalize_distribution(d) for d in distributions}:
+            return False
+    if not patterns:
+        return True
+    return any(
+        fnmatchcase(spec.name, pattern) or fnmatchcase(spec.qualified_name, pattern)
+        for pattern in patterns
+    )
+
+
+def _groups(specs: list[Any]) -> list[tuple[str, str, str, str]]:
+    """One row per distribution (in name order): version, count, the first names."""
+    by_dist: dict[tuple[str, str], list[str]] = {}
+    for spec in specs:
+        key = (spec.distribution or spec.plugin or "-", spec.version or "-")
+        by_dist.setdefault(key, []).append(spec.name)
+    rows = []
+    for (dist, version), names in sorted(by_dist.items()):
+        shown = ", ".join(names[:GROUP_NAMES_SHOWN])
+        if len(names) > GROUP_NAMES_SHOWN:
+            shown += f" and {len(names) - GROUP_NAMES_SHOWN:,} more"
+        rows.append((dist, version, f"{len(names):,}", shown))
+    return rows
 
 
 @click.command()
