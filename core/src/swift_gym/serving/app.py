@@ -89,6 +89,7 @@ class Server:
             {
                 **self.metadata,
                 "sessions": len(self.table.sessions),
+                "stuck_envs": self.table.stuck(),
                 "max_sessions": self.table.capacity,
             }
         )

@@ -14,6 +14,7 @@ instead of starting threads without bound.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import inspect
 import threading
@@ -62,7 +63,11 @@ class EnvWorker:
     async def call(self, function: Callable[[], Any], timeout: float) -> Any:
         """`function()` run on the worker's loop (awaited there if it returns an awaitable),
         awaited from the caller's loop; raises `CallTimeout` after `timeout` seconds, and
-        whatever `function` raised."""
+        whatever `function` raised.
+
+        The worker stays `busy` until the task there has really ended: a cancelled call whose
+        env blocks the thread is still running, whatever the caller was told.
+        """
 
         async def job() -> Any:
             try:
@@ -75,22 +80,57 @@ class EnvWorker:
             except BaseException as error:  # an env's sys.exit() must not reach the server
                 raise CallAborted(describe_error(error)) from None
 
+        outcome: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        tasks: list[asyncio.Task[Any]] = []
+
+        def begin() -> None:
+            task = self._loop.create_task(job())
+            tasks.append(task)
+            task.add_done_callback(finish)
+
+        def finish(task: asyncio.Task[Any]) -> None:
+            self._done()
+            if task.cancelled():
+                outcome.cancel()
+            elif not outcome.done():
+                error = task.exception()
+                if error is not None:
+                    outcome.set_exception(error)
+                else:
+                    outcome.set_result(task.result())
+            else:
+                task.exception()  # the caller has gone: mark it seen, no "never retrieved"
+
         with self._lock:
             self._pending += 1
-        coroutine = job()
         try:
-            future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+            self._loop.call_soon_threadsafe(begin)
         except RuntimeError:  # the worker was stopped
-            coroutine.close()
-            self._done(None)
+            self._done()
             raise
-        future.add_done_callback(self._done)
+        waiting = asyncio.wrap_future(outcome)
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
-        except asyncio.TimeoutError:
-            raise CallTimeout(f"did not return within {timeout:g} s") from None
+            done, _ = await asyncio.wait({waiting}, timeout=timeout)
+        except BaseException:  # the caller was cancelled (shutdown): stop the call too
+            self._cancel(tasks, waiting)
+            raise
+        if not done:
+            self._cancel(tasks, waiting)
+            raise CallTimeout(f"did not return within {timeout:g} s")
+        return waiting.result()
 
-    def _done(self, _future: Any) -> None:
+    def _cancel(self, tasks: list[asyncio.Task[Any]], waiting: asyncio.Future[Any]) -> None:
+        """Cancel the task on the worker (it lands when the env next yields), and the wait."""
+        waiting.cancel()
+
+        def cancel() -> None:
+            for task in tasks:
+                task.cancel()
+
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(cancel)
+
+    def _done(self) -> None:
         with self._lock:
             self._pending -= 1
 
