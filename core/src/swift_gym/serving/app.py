@@ -143,6 +143,9 @@ class Server:
                 answer = await session.handle(kind, data)
             except ProtocolError as error:
                 answer = error.frame()
+            except Exception:  # a bug of ours: logged, told, and the server goes on
+                logger.exception("swift-gym serve: internal error in session %s", session.id)
+                answer = error_frame("internal server error (logged by the server)", SESSION_ERROR)
             if session.id not in self._sockets:  # reaped meanwhile
                 return
             if not await _send_quietly(websocket, answer):
