@@ -39,6 +39,8 @@ logger = logging.getLogger("swift_gym.serving")
 
 CLOSE_TRY_LATER = 1013
 CLOSE_POLICY = 1008
+FULL_GRACE_SECONDS = 5.0
+"""How long a refused connection waits for its first frame, to answer it CAPACITY_REACHED."""
 UNAUTHORIZED = (
     "this server needs a bearer token: send the header 'Authorization: Bearer <token>' "
     "(the token is in the variable named by the server's --token-env)"
@@ -103,18 +105,7 @@ class Server:
         await websocket.accept()
         session = Session(self.catalogue, self.table, self.options.step_timeout)
         if not self.table.add(session):
-            in_use = self.table.in_use
-            await _send_quietly(
-                websocket,
-                error_frame(
-                    f"the server is full ({in_use} of {self.table.capacity} sessions in use; "
-                    "swift-gym serve --max-sessions): try again later",
-                    CAPACITY_REACHED,
-                    active_sessions=in_use,
-                    max_sessions=self.table.capacity,
-                ),
-            )
-            await _close_quietly(websocket, CLOSE_TRY_LATER)
+            await self._refuse_full(websocket)
             return
         self._sockets[session.id] = websocket
         try:
@@ -123,6 +114,23 @@ class Server:
             self._sockets.pop(session.id, None)
             await session.close()
             await _close_quietly(websocket)
+
+    async def _refuse_full(self, websocket: WebSocket) -> None:
+        """Say CAPACITY_REACHED at once, wait (briefly) for the client's first frame so the
+        error is its answer, then close: a client that sends before it reads (openenv-core
+        0.3.0) would otherwise find the connection closed and never see the code."""
+        in_use = self.table.in_use
+        frame = error_frame(
+            f"the server is full ({in_use} of {self.table.capacity} sessions in use; "
+            "swift-gym serve --max-sessions): try again later",
+            CAPACITY_REACHED,
+            active_sessions=in_use,
+            max_sessions=self.table.capacity,
+        )
+        if await _send_quietly(websocket, frame):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(websocket.receive(), FULL_GRACE_SECONDS)
+        await _close_quietly(websocket, CLOSE_TRY_LATER, "CAPACITY_REACHED: the server is full")
 
     async def _serve_session(self, websocket: WebSocket, session: Session) -> None:
         limit = self.options.max_message_bytes
@@ -165,7 +173,7 @@ class Server:
                 )
                 if websocket is not None:
                     await _send_quietly(websocket, error_frame(message, SESSION_ERROR))
-                    await _close_quietly(websocket)
+                    await _close_quietly(websocket, 1000, "SESSION_ERROR: closed when idle")
                 await session.close()
 
     @contextlib.asynccontextmanager
@@ -231,6 +239,7 @@ async def _send_quietly(websocket: WebSocket, text: str) -> bool:
     return True
 
 
-async def _close_quietly(websocket: WebSocket, code: int = 1000) -> None:
+async def _close_quietly(websocket: WebSocket, code: int = 1000, reason: str = "") -> None:
+    """Close; the reason (at most 123 bytes) is what a client sees if it reads no frame."""
     with contextlib.suppress(Exception):
-        await websocket.close(code)
+        await websocket.close(code, reason)
