@@ -65,8 +65,10 @@ def test_the_stand_in_is_filled_by_an_intact_install(swift_venv) -> None:
         "frozen_lake",
         "frozen_lake_ms_swift",
         "math_env",
+        "openenv",
         "swift-gym-frozen-lake:frozen_lake",
         "swift-gym-frozen-lake:frozen_lake_ms_swift",
+        "swift-gym:openenv",
     ]
     assert seen["schedulers"] == ["gym_scheduler", "swift_gym"]
     assert result.stderr == ""

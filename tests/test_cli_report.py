@@ -178,3 +178,35 @@ def test_bad_inputs_are_clear_errors(runs: dict[str, Path], tmp_path: Path) -> N
     partial = run("report", str(cut), "-o", str(tmp_path / "cut.html"))
     assert partial.returncode == 0
     assert "line 40" in partial.stderr and "(1 run, 39 episodes)" in partial.stderr
+
+
+def test_two_training_runs_share_a_chart_and_keep_their_own_per_env(tmp_path: Path) -> None:
+    first = training_dir(tmp_path / "first")
+    second = training_dir(tmp_path / "second", steps=10)
+    for path in second.iterdir():  # one env only: its curve is only in the shared chart
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        kept = [line for line in lines if line["env"] == "frozen_lake"]
+        path.write_text("".join(json.dumps(line) + "\n" for line in kept))
+    out = tmp_path / "both.html"
+    assert run("report", str(first), str(second), "-o", str(out)).returncode == 0
+    html = out.read_text()
+    assert 'aria-label="success rate over training, all runs"' in html
+    assert "<title>run A: step" in html and "<title>run B: step" in html
+    assert 'aria-label="success rate over training, run A"' in html  # A mixes two envs
+    assert 'aria-label="success rate over training, run B"' not in html
+
+
+def test_a_run_with_steps_and_one_with_times_each_get_their_curves(tmp_path: Path) -> None:
+    stepped = training_dir(tmp_path / "trainer", ranks=1)
+    worker = training_dir(tmp_path / "worker", ranks=1)
+    for path in worker.iterdir():  # a swift rollout worker knows no step
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        for line in lines:
+            line["training"]["step"] = None
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "mixed.html"
+    assert run("report", str(stepped), str(worker), "-o", str(out)).returncode == 0
+    html = out.read_text()
+    assert 'aria-label="success rate over training, run A"' in html
+    assert 'aria-label="success rate over training, run B"' in html
+    assert ">training step</text>" in html and ">time since the first episode (s)</text>" in html

@@ -275,7 +275,9 @@ def test_many_env_entry_points_of_one_distribution_read_its_metadata_once(
     assert len(specs) == 300 and {(s.distribution, s.version) for s in specs} == {
         ("gym-levels", "0.3")
     }
-    assert len(reads) <= 3, len(reads)  # once per distribution, not once per env
+    # once or so per distribution that has envs (gym-levels, and swift-gym's own openenv),
+    # never once per env (300)
+    assert len(reads) <= 5, len(reads)
 
 
 def test_contain_lets_sigterm_and_ctrl_c_through_but_not_a_plugins_exit() -> None:

@@ -34,9 +34,33 @@ RESERVED = {
 }
 
 
+REMOTE_ENV = "openenv"
+"""The env that plays an env served on another machine (`swift_gym.remote`)."""
+
+
 def dataset_row(env_config: dict[str, Any]) -> dict[str, Any]:
     """One ms-swift row: a placeholder user message and the env_config."""
     return {"messages": [{"role": "user", "content": PLACEHOLDER}], "env_config": env_config}
+
+
+def remote_config(env_config: dict[str, Any], urls: tuple[str, ...]) -> dict[str, Any]:
+    """The `openenv` row that plays `env_config` on the server at `urls` (several: a pool)."""
+    return {
+        "name": REMOTE_ENV,
+        "seed": env_config["seed"],
+        "base_url": urls[0] if len(urls) == 1 else list(urls),
+        "env_config": env_config,
+    }
+
+
+def _installed(registry: Any, name: str) -> bool:
+    from ..errors import UnknownEnvError
+
+    try:
+        registry.resolve(name)
+    except UnknownEnvError:
+        return False
+    return True
 
 
 @click.command()
@@ -64,6 +88,12 @@ def dataset_row(env_config: dict[str, Any]) -> dict[str, Any]:
     "--build/--no-build", default=True, show_default=True,
     help="Build each row's env to check it (FrozenLake: its map is solvable).",
 )  # fmt: skip
+@click.option(
+    "--remote", "remote", multiple=True, metavar="URL",
+    help="Rows that play the env on the `swift-gym serve` (or other OpenEnv) server at URL, "
+    "through the openenv env; repeat for a pool of servers. Envs installed here are checked "
+    "here too.",
+)  # fmt: skip
 def dataset(
     name: str | None,
     count: int,
@@ -72,12 +102,15 @@ def dataset(
     mix: str | None,
     output: Path,
     build: bool,
+    remote: tuple[str, ...],
 ) -> None:
     """Write -n rows for env NAME (or the envs of --mix) in ms-swift's dataset format.
 
     Each row is {"messages": [{"role": "user", "content": "<placeholder>"}], "env_config":
     {"name": NAME, "seed": S, ...--set fields}}. Every row is validated; if any is bad nothing
-    is written and the exit code is 1.
+    is written and the exit code is 1. With --remote URL, each row's env_config is
+    {"name": "openenv", "seed": S, "base_url": URL, "env_config": {"name": NAME, "seed": S,
+    ...}}: the env is played on that server.
     """
     from ..registry import default_registry
 
@@ -91,8 +124,17 @@ def dataset(
             f"past the largest seed {SEED_MAX} (2**64-1)"
         )
     weights = parse_mix(mix) if mix else [(str(name), 1.0)]
+    registry = default_registry()
+    unchecked = {env for env, _ in weights if remote and not _installed(registry, env)}
     for env, _ in weights:
-        check_base_config(env, {"seed": seed_start, **fields})
+        if env not in unchecked:
+            check_base_config(env, {"seed": seed_start, **fields})
+    if remote:
+        check_base_config(REMOTE_ENV, remote_config({"name": name, "seed": seed_start}, remote))
+    for env in sorted(unchecked):
+        stderr().print(
+            Text(f"{env} is not installed here: its rows are checked by the server at reset")
+        )
     envs = row_envs(weights, count, seed_start) if mix else itertools.repeat(str(name), count)
 
     per_env: Counter[str] = Counter()
@@ -100,14 +142,16 @@ def dataset(
     try:
         with (
             open_output(output) as file,
-            RowChecker(default_registry(), build=build) as checker,
+            RowChecker(registry, build=build) as checker,
             progress_bar() as bar,
         ):
             task = bar.add_task("writing rows", total=count)
             for index, env in enumerate(envs):
                 env_config = {"name": env, "seed": seed_start + index, **fields}
-                check = checker.check(env_config)
-                if not check.ok:
+                check = None if env in unchecked else checker.check(env_config)
+                if remote:
+                    env_config = remote_config(env_config, remote)
+                if check is not None and not check.ok:
                     bad += 1
                     head = f"row {index} ({env}, seed {seed_start + index}): "
                     for problem in check.problems:

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from html import escape as html_escape
 from typing import Any
 
+from ..evaluation.training import training_place
 from . import visible
 from .transcript import plural
 
@@ -108,17 +109,14 @@ def pick(records: Sequence[Mapping[str, Any]], limit: int) -> list[int]:
 
 
 def _where(record: Mapping[str, Any]) -> str:
-    training = record.get("training")
-    if not isinstance(training, Mapping):
+    """Where in training the episode was played (`step 3, rank 0, HOST pid 12`), or ""."""
+    place = training_place(record)
+    if place is None:
         return ""
-    parts = []
-    if training.get("step") is not None:
-        parts.append(f"step {visible.brief(training.get('step'))}")
-    if training.get("rank") is not None:
-        parts.append(f"rank {visible.brief(training.get('rank'))}")
-    parts.append(
-        f"{visible.brief(training.get('host'), 40)} pid {visible.brief(training.get('pid'))}"
-    )
+    parts = [] if place.step is None else [f"step {place.step}"]
+    if place.rank is not None:
+        parts.append(f"rank {place.rank}")
+    parts.append(f"{visible.brief(place.host, 40)} pid {visible.brief(place.pid)}")
     return ", ".join(parts)
 
 

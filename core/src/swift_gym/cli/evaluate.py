@@ -161,12 +161,15 @@ def evaluate(
     if policy == "openai":
         title += f" of at most {max_tokens} tokens"
     summary = result.summary
+    per_env = result.per_env
     extra = {"stopped": result.stopped, "max_tokens": max_tokens if policy == "openai" else None}
     if as_json:
-        print_json(json_safe({**summary, **extra, "output": str(output) if output else None}))
+        kept = str(output) if output else None
+        print_json(json_safe({**summary, **extra, "output": kept, "per_env": per_env}))
     else:
+        kept = describe(output) if output else None
         with redirect_stdout(sys.stderr) if is_stdout(output) else nullcontext():
-            print_summary(summary, title, describe(output) if output else None, result.stopped)
+            print_summary(summary, title, kept, result.stopped, per_env)
     if result.signal is not None:
         raise SystemExit(128 + result.signal)
     failed = summary["failed_episodes"] or result.stopped

@@ -1,12 +1,22 @@
 """`swift-gym replay`: read recorded episodes turn by turn, to see why a reward was 0.
 
-Everything shown comes from the file (the model's replies, the env's texts and infos), so it is
-made visible, never obeyed: see `visible`.
+It reads files from `swift-gym eval -o` and the directories training fills
+(SWIFT_GYM_TRAJECTORIES: one file per process, each record with its place in training, see
+`evaluation.training`). Files are read in name order and each file's episodes in the order it
+holds them (its process's order of play), streamed, not sorted by training time: a training
+directory can hold gigabytes, a process's episodes stay together as it played them, and
+`--step` picks a moment of training.
+
+Everything shown comes from the files (the model's replies, the env's texts and infos, the
+file names), so it is made visible, never obeyed: see `visible`.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,17 +24,38 @@ import click
 from rich.table import Table
 from rich.text import Text
 
+from ..evaluation.training import StepRange, TrainingPlace, parse_step_range, training_place
 from . import visible
 from .console import cells, stdout
 from .errors import CommandError
-from .trajectories import read_trajectories
+from .trajectories import read_trajectories, trajectory_files
 from .transcript import note, number, plural, section, step_note
 
+_NAMES_SHOWN = 5
+"""Envs named in the error when `--env` matches none."""
 
-def headline(record: dict[str, Any]) -> str:
-    """One line about an episode: which, how it ended, in how many turns, for what reward."""
+
+def _process(place: TrainingPlace) -> str:
+    """The process that played it: its rank, else its host and pid."""
+    if place.rank is not None:
+        return f"rank {place.rank}"
+    host = visible.brief(place.host, 64) if place.host is not None else "host ?"
+    return f"{host} pid {place.pid if place.pid is not None else '?'}"
+
+
+def headline(record: dict[str, Any], file: Path | None = None) -> str:
+    """One line about an episode: which, how it ended, in how many turns, for what reward;
+    for a training episode (and with `file`) also where: `(step 12, rank 0, FILE)`."""
+    where: list[str] = []
+    place = training_place(record)
+    if place is not None:
+        where.append(f"step {place.step}" if place.step is not None else "no step")
+        where.append(_process(place))
+    if file is not None:
+        where.append(visible.brief(file.name, 120))
     return (
-        f"episode {visible.brief(record.get('index'))}: {visible.brief(record.get('env'))} "
+        f"episode {visible.brief(record.get('index'))}"
+        f"{' (' + ', '.join(where) + ')' if where else ''}: {visible.brief(record.get('env'))} "
         f"seed {visible.brief(record.get('seed'))}, policy {visible.brief(record.get('policy'))}: "
         f"{visible.brief(record.get('status'))} after {plural(record.get('num_turns'), 'turn')}, "
         f"total reward {number(record.get('total_reward'))}"
@@ -42,13 +73,14 @@ class EpisodeView:
     """Shows episodes one after another; a system prompt the one before showed is not repeated."""
 
     def __init__(self) -> None:
-        self._last_prompt: tuple[Any, Any] | None = None  # (prompt, index of the episode shown)
+        self._last_prompt: tuple[Any, Any, Path | None] | None = None  # prompt, index, file
 
-    def show(self, record: dict[str, Any]) -> None:
-        """The whole episode as the model lived it, with what the env made of each reply."""
+    def show(self, record: dict[str, Any], file: Path | None = None) -> None:
+        """The whole episode as the model lived it, with what the env made of each reply;
+        `file`: the file it came from, named in the headline (several files, or training)."""
         out = stdout()
         out.rule(characters="═", style="magenta")
-        out.print(visible.rich(headline(record), style="bold magenta"))
+        out.print(visible.rich(headline(record, file), style="bold magenta"))
         out.print(visible.rich(f"env_config: {_config_line(record.get('env_config'))}", "dim"))
         if record.get("error"):
             error = visible.rich(visible.brief(record["error"], 2000))
@@ -56,10 +88,12 @@ class EpisodeView:
         prompt = record.get("system_prompt")
         if prompt:
             if self._last_prompt is not None and self._last_prompt[0] == prompt:
-                note(f"(same system prompt as episode {visible.brief(self._last_prompt[1])})")
+                _, index, before = self._last_prompt
+                where = "" if before == file else f" of {visible.brief(before.name, 120)}"
+                note(f"(same system prompt as episode {visible.brief(index)}{where})")
             else:
                 section("system", prompt)
-                self._last_prompt = (prompt, record.get("index"))
+                self._last_prompt = (prompt, record.get("index"), file)
         else:
             self._last_prompt = None
         if record.get("observation") is not None:
@@ -77,45 +111,189 @@ class EpisodeView:
             section("user", turn.get("observation"))
 
 
+@dataclass(frozen=True)
+class Wanted:
+    """The episodes the options ask for (None: any)."""
+
+    env: str | None = None
+    steps: StepRange | None = None
+    index: int | None = None
+    status: str | None = None
+
+    def __bool__(self) -> bool:
+        return any(value is not None for value in (self.env, self.steps, self.index, self.status))
+
+    def matches(self, record: dict[str, Any], place: TrainingPlace | None) -> bool:
+        if self.env is not None and record.get("env") != self.env:
+            return False
+        if self.steps is not None and (place is None or place.step not in self.steps):
+            return False
+        if self.index is not None and record.get("index") != self.index:
+            return False
+        return self.status is None or record.get("status") == self.status
+
+    def __str__(self) -> str:
+        parts = (
+            f"env {visible.plain(repr(self.env))}" if self.env is not None else "",
+            str(self.steps) if self.steps is not None else "",
+            f"index {self.index}" if self.index is not None else "",
+            f"status {visible.plain(repr(self.status))}" if self.status is not None else "",
+        )
+        return " and ".join(part for part in parts if part)
+
+
+class Seen:
+    """What the files held, for an error that says why nothing matched."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.envs: Counter[str] = Counter()
+        self.low: int | None = None  # the lowest known step
+        self.high: int | None = None
+
+    def add(self, record: dict[str, Any], place: TrainingPlace | None) -> None:
+        self.total += 1
+        self.envs[visible.brief(record.get("env"), 40)] += 1
+        step = place.step if place is not None else None
+        if step is not None:
+            self.low = step if self.low is None else min(self.low, step)
+            self.high = step if self.high is None else max(self.high, step)
+
+    def hints(self, wanted: Wanted) -> str:
+        said: list[str] = []
+        if wanted.steps is not None:
+            if self.low is not None:
+                span = f"{self.low} to {self.high}" if self.low != self.high else f"{self.low}"
+                said.append(f"the steps recorded are {span}")
+            else:
+                said.append(
+                    "none of them records a training step (episodes from swift-gym eval have "
+                    "none; a swift rollout worker is never told it)"
+                )
+        if wanted.env is not None and wanted.env not in self.envs:
+            names = [name for name, _ in self.envs.most_common(_NAMES_SHOWN)]
+            more = len(self.envs) - len(names)
+            said.append(
+                "their envs are " + ", ".join(names) + (f" and {more} more" if more > 0 else "")
+            )
+        return "".join(f"; {text}" for text in said)
+
+
+def _where(paths: tuple[Path, ...], files: list[Path]) -> str:
+    named = ", ".join(str(path) for path in paths[:3])
+    if len(paths) > 3:
+        named += f" and {len(paths) - 3} more"
+    return named if len(files) == 1 else f"{named} ({len(files)} files)"
+
+
+def _step_range(_ctx: click.Context, _param: click.Parameter, text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return parse_step_range(text)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of `path`; a file that cannot be read is an error naming it."""
+    try:
+        yield from read_trajectories(path)
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
+
+
 @click.command()
-@click.argument("trajectories", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--index", type=click.IntRange(min=0), help="Show only the episode with this index.")
+@click.argument(
+    "trajectories", nargs=-1, required=True,
+    type=click.Path(exists=True, readable=True, allow_dash=True, path_type=Path),
+)  # fmt: skip
+@click.option("--env", "env", metavar="NAME", help="Show only episodes of this env.")
+@click.option(
+    "--step", "steps", metavar="N|FIRST:LAST", callback=_step_range,
+    help="Show only training episodes that ended at step N, or in a range: 10:20 (both "
+    "included), 10: (and later), :20 (up to 20).",
+)  # fmt: skip
+@click.option(
+    "--index", type=click.IntRange(min=0),
+    help="Show only the episode with this index; with several files, the one in each file "
+    "that has it (a training file's index counts its own process's episodes).",
+)  # fmt: skip
 @click.option("--status", help="Show only episodes that ended with this status (goal, error...).")
 @click.option("--list", "as_list", is_flag=True, help="One line per episode, no turns.")
-def replay(trajectories: Path, index: int | None, status: str | None, as_list: bool) -> None:
-    """Show the episodes recorded by `swift-gym eval -o TRAJECTORIES` turn by turn.
+def replay(
+    trajectories: tuple[Path, ...],
+    env: str | None,
+    steps: StepRange | None,
+    index: int | None,
+    status: str | None,
+    as_list: bool,
+) -> None:
+    """Show recorded episodes turn by turn: TRAJECTORIES are files from `swift-gym eval -o`,
+    directories training filled (SWIFT_GYM_TRAJECTORIES), or '-' for stdin.
 
-    A system prompt the episode before showed is not repeated. Control characters, escape
-    sequences and invisible characters in the file are shown escaped (\\x1b, \\u202e).
+    Files are read in name order, each file's episodes in its own order (for training, the
+    order its process played them). A training episode's headline says its step, its process
+    (rank, else host and pid) and its file. A system prompt the episode before showed is not
+    repeated. Control characters, escape sequences and invisible characters in the files are
+    shown escaped (\\x1b, \\u202e).
     """
-    table = Table("index", "env", "seed", "status", "turns", "reward", "error")
+    wanted = Wanted(env, steps, index, status)
+    files = trajectory_files(trajectories)
+    several = len(files) > 1
     view = EpisodeView()
-    shown = total = 0
-    for record in read_trajectories(trajectories):
-        total += 1
-        if index is not None and record.get("index") != index:
-            continue
-        if status is not None and record.get("status") != status:
-            continue
-        shown += 1
-        if as_list:
-            keys = ("index", "env", "seed", "status", "num_turns", "total_reward", "error")
-            table.add_row(*cells(*(record.get(key) for key in keys)))
-        else:
-            view.show(record)
-    if as_list and shown:
-        stdout().print(table)
-    if not shown:
-        wanted = " and ".join(
-            part
-            for part in (
-                f"index {index}" if index is not None else "",
-                f"status {visible.plain(repr(status))}" if status is not None else "",
-            )
-            if part
-        )
-        raise CommandError(
-            f"no episode with {wanted} among the {total} in {trajectories}"
-            if wanted
-            else f"{trajectories} holds no episodes"
-        )
+    seen = Seen()
+    rows: list[tuple[dict[str, Any], TrainingPlace | None, Path]] = []
+    shown = 0
+    for path in files:
+        for record in _records(path):
+            place = training_place(record)
+            seen.add(record, place)
+            if not wanted.matches(record, place):
+                continue
+            shown += 1
+            if as_list:
+                rows.append((_listed(record), place, path))
+            else:
+                view.show(record, path if several or place is not None else None)
+    if as_list and rows:
+        stdout().print(_table(rows, several))
+    if shown:
+        return
+    where = _where(trajectories, files)
+    if not wanted:
+        raise CommandError(f"{where} holds no episodes")
+    raise CommandError(
+        f"no episode with {wanted} among the {seen.total} in {where}{seen.hints(wanted)}"
+    )
+
+
+_LISTED = ("index", "env", "seed", "status", "num_turns", "total_reward", "error")
+
+
+def _listed(record: dict[str, Any]) -> dict[str, Any]:
+    """What `--list` shows of a record (so the rest of it is not kept)."""
+    return {key: record.get(key) for key in _LISTED}
+
+
+def _table(rows: list[tuple[dict[str, Any], TrainingPlace | None, Path]], several: bool) -> Table:
+    """One line per episode; step, process and file columns when there is training or more
+    than one file to tell apart."""
+    training = any(place is not None for _, place, _ in rows)
+    named = training or several
+    head = ["index", *(["step", "process"] if training else []), "env", "seed", "status"]
+    table = Table(*head, "turns", "reward", *(["file"] if named else []), "error")
+    for column in table.columns:  # a narrow terminal wraps values, never cuts them
+        column.overflow = "fold"
+    for listed, place, path in rows:
+        where: list[Any] = []
+        if training:
+            if place is None:
+                where = [None, None]
+            else:
+                where = [place.step if place.step is not None else "none", _process(place)]
+        values = [listed["index"], *where, listed["env"], listed["seed"], listed["status"]]
+        values += [listed["num_turns"], listed["total_reward"]]
+        values += [path.name] if named else []
+        table.add_row(*cells(*values, listed["error"]))
+    return table

@@ -271,11 +271,12 @@ def _learning_curves(runs: Sequence[Run]) -> str:
         )
     parts = []
     axes = {curves[0].axis for _, curves in training}
-    if len(training) > 1 and len(axes) == 1:
-        together = [(f"run {run.label}", curves[0]) for run, curves in training]
-        parts.append(f'<div class="charts">{_curve_charts(", all runs", together, None)}</div>')
+    together = len(training) > 1 and len(axes) == 1  # one x axis: the runs in one chart
+    if together:
+        lines = [(f"run {run.label}", curves[0]) for run, curves in training]
+        parts.append(f'<div class="charts">{_curve_charts(", all runs", lines, None)}</div>')
     for run, curves in training:
-        if len(training) > 1 and len(curves) == 1:
+        if together and len(curves) == 1:
             continue  # its one curve is in the chart of all runs
         named = [(curve.name, curve) for curve in curves]
         band = "all"

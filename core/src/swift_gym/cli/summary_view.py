@@ -1,4 +1,5 @@
-"""An eval summary as a small table people read at a glance."""
+"""An eval summary as a small table people read at a glance, and one line per env when the run
+played more than one (the `PER_ENV_SHOWN` with most episodes, then how many more)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from rich.table import Table
 from rich.text import Text
 
 from . import visible
-from .console import stdout
+from .console import cells, stdout
+
+PER_ENV_SHOWN = 20
+"""Envs the per-env table shows at most: those with most episodes (ties by name)."""
 
 
 def _rate(value: float | None) -> str:
@@ -26,10 +30,15 @@ def _interval(pair: list[float]) -> str:
 
 
 def print_summary(
-    summary: dict[str, Any], title: str, output: str | None, stopped: str | None = None
+    summary: dict[str, Any],
+    title: str,
+    output: str | None,
+    stopped: str | None = None,
+    per_env: dict[str, dict[str, Any]] | None = None,
 ) -> None:
     """Print `summary` (from `stats.summarize`) under `title`; `stopped`: why the run ended
-    before its last episode."""
+    before its last episode; `per_env` (from `stats.summarize_per_env`): a table of them too,
+    when it holds more than one env."""
     n = summary["episodes"]
     successes = round(summary["success_rate"] * n) if n else 0
     table = Table(
@@ -62,9 +71,49 @@ def print_summary(
     out.print(table)
     for error, count in summary["errors"].items():
         out.print(Text.assemble((f"  {count} x ", "red"), visible.rich(error)))
+    if per_env is not None and len(per_env) > 1:
+        print_per_env(per_env)
     if stopped:
         out.print(Text.assemble(("stopped early: ", "bold red"), visible.rich(stopped)))
     if output:
         out.print(visible.rich(f"trajectories: {output}"))
     else:
         out.print("[dim]trajectories not kept: pass -o FILE.jsonl to keep them[/]")
+
+
+def print_per_env(per_env: dict[str, dict[str, Any]]) -> None:
+    """One line per env: episodes, success rate and its Wilson 95% interval, mean reward and
+    turns, invalid-action rate and failed episodes; at most `PER_ENV_SHOWN` envs."""
+    ranked = sorted(per_env.items(), key=lambda item: (-item[1]["episodes"], item[0]))
+    table = Table(
+        "env", "episodes", "success", "95% CI", "reward", "turns", "invalid", "failed",
+        title="per env: success rate (Wilson 95% CI), mean reward, mean turns, invalid actions",
+        title_justify="left", box=None, pad_edge=False, collapse_padding=True,
+    )  # fmt: skip
+    table.columns[0].overflow = "fold"  # a long name wraps, never cut
+    for column in table.columns[1:]:
+        column.justify = "right"
+        column.no_wrap = True
+    for env, summary in ranked[:PER_ENV_SHOWN]:
+        low, high = summary["success_rate_ci95"]
+        failed = summary["failed_episodes"]
+        table.add_row(
+            *cells(env, summary["episodes"]),
+            _number(summary["success_rate"]),
+            "" if math.isnan(low) else f"{low:.3f}-{high:.3f}",
+            _number(summary["mean_reward"]),
+            _number(summary["mean_turns"], 2),
+            _rate(summary["invalid_action_rate"]),
+            Text(str(failed), style="red" if failed else ""),
+        )
+    out = stdout()
+    out.print(table)
+    more = len(ranked) - PER_ENV_SHOWN
+    if more > 0:
+        out.print(
+            Text(
+                f"and {more} more env{'s' if more > 1 else ''} with fewer episodes "
+                "(--json has them all)",
+                style="dim",
+            )
+        )

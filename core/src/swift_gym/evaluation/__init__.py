@@ -5,10 +5,10 @@
 `records` (the trajectory record and its file), `stats` (the numbers), `episodes` (play one),
 `policies` and `openai` (who replies), `sources` (seeds or dataset rows), `progress` (what a run
 shows), `runner` (many at once, and `Stop`), `result` (`EvalResult`), `api` (the entry points),
-`compare` (how two runs differ, and whether significantly), `curves` (learning curves of
-training trajectories), `runs` (where a run's files are), `errors`, `defaults`. Nothing here
-imports the command (`cli`) or ms-swift; attributes load on first use, so `import swift_gym`
-stays cheap.
+`compare` (how two runs differ, and whether significantly), `training` (where in training a
+record was played), `curves` (learning curves of training trajectories), `runs` (where a run's
+files are), `errors`, `defaults`. Nothing here imports the command (`cli`) or ms-swift;
+attributes load on first use, so `import swift_gym` stays cheap.
 """
 
 from __future__ import annotations

@@ -10,12 +10,12 @@ of its episodes, so its intervals are the summary's.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .stats import summarize
+from .training import training_place
 
 STEP = "step"
 TIME = "time since the first episode (s)"
@@ -43,22 +43,22 @@ class Curve:
     points: list[Point]
 
 
-def training_place(record: Mapping[str, Any]) -> tuple[float | None, float | None]:
-    """A record's training step and time (None where it holds none, or is no training record)."""
-    training = record.get("training")
-    if not isinstance(training, Mapping):
+def _place(record: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """A record's training step and time (None where unknown, or no training record)."""
+    place = training_place(record)
+    if place is None:
         return (None, None)
-    return (_finite(training.get("step")), _finite(training.get("time")))
+    return (None if place.step is None else float(place.step), place.time)
 
 
 def is_training(records: Iterable[Mapping[str, Any]]) -> bool:
     """Whether any record comes from training."""
-    return any(training_place(record)[1] is not None for record in records)
+    return any(_place(record)[1] is not None for record in records)
 
 
 def axis_of(records: Sequence[Mapping[str, Any]]) -> str | None:
     """STEP when every training record has one, TIME when they have times, else None."""
-    places = [training_place(record) for record in records]
+    places = [_place(record) for record in records]
     places = [place for place in places if place != (None, None)]
     if not places:
         return None
@@ -76,7 +76,7 @@ def curve(
     out."""
     placed: list[tuple[float, Mapping[str, Any]]] = []
     for record in records:
-        step, time = training_place(record)
+        step, time = _place(record)
         x = step if axis == STEP else (None if time is None else time - start)
         if x is not None:
             placed.append((x, record))
@@ -111,7 +111,7 @@ def run_curves(
     axis = axis_of(records)
     if axis is None:
         return []
-    times = [time for _, time in map(training_place, records) if time is not None]
+    times = [time for _, time in map(_place, records) if time is not None]
     start = min(times) if times else 0.0
     curves = [curve("all", records, axis, bins, start)]
     envs: dict[str, list[Mapping[str, Any]]] = {}
@@ -120,9 +120,3 @@ def run_curves(
     if per_env and len(envs) > 1:
         curves += [curve(env, group, axis, bins, start) for env, group in sorted(envs.items())]
     return curves
-
-
-def _finite(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None

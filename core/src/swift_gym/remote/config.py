@@ -1,0 +1,61 @@
+"""The `openenv` env's config: which server(s), what to send at reset, how to read answers."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+
+from ..config import EnvConfig
+from .protocol import socket_url
+
+Url = Annotated[str, Field(min_length=1, max_length=2000)]
+
+
+class OpenEnvConfig(EnvConfig):
+    """A remote env served over the OpenEnv protocol (`swift-gym serve`, or any OpenEnv server)."""
+
+    base_url: Url | Annotated[list[Url], Field(min_length=1, max_length=256)] = Field(
+        description="The server's URL (http://host:8000), or a list of them: a pool. Each "
+        "episode picks one at reset (in turns, skipping those that do not connect) and keeps it."
+    )
+    env_config: dict[str, Any] | None = Field(
+        None, description="Sent to the server at reset: the served env's own config."
+    )
+    reset_kwargs: dict[str, Any] = Field(
+        default_factory=dict, description="More fields of the reset frame's data."
+    )
+    system_message: str | None = Field(
+        None, max_length=100_000,
+        description="The system prompt; default: the one the server sends at reset, if any.",
+    )  # fmt: skip
+    connect_timeout: float = Field(10.0, gt=0, le=600, description="Seconds to connect.")
+    step_timeout: float = Field(
+        60.0, gt=0, le=3600, description="Seconds to wait for each reset or step answer."
+    )
+    token_env: str | None = Field(
+        None, max_length=200, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="Name of an environment variable that holds a bearer token for the server.",
+    )  # fmt: skip
+    observation_key: str | None = Field(
+        "text", max_length=200,
+        description="The observation field the model reads (swift-gym serve: text); missing, "
+        "or null here: the observation as JSON.",
+    )  # fmt: skip
+    system_prompt_key: str = Field(
+        "system_prompt", max_length=200, description="The observation field of the system prompt."
+    )
+    info_key: str = Field(
+        "info", max_length=200, description="The observation field of the env's info."
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _urls(cls, value: str | list[str]) -> str | list[str]:
+        for url in [value] if isinstance(value, str) else value:
+            socket_url(url)  # ValueError: said as this field's problem
+        return value
+
+    @property
+    def urls(self) -> list[str]:
+        return [self.base_url] if isinstance(self.base_url, str) else list(self.base_url)

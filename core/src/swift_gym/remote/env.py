@@ -1,0 +1,141 @@
+"""`openenv`: an env that lives on another machine, played over the OpenEnv protocol.
+
+Its dataset rows name the server (`base_url`) and what to play there (`env_config`, sent at
+reset). The model reads the observation's text (`observation_key`: `swift-gym serve` puts it in
+`text`; other servers' observations are shown as JSON), the system prompt comes from the config
+or from the server at reset, and each step's info is the server's metadata with the
+observation's `info`. Every socket lives on one background loop per process (`background`), so
+reset and step never block the caller's loop and work whichever loop calls them. An episode
+whose server dies ends with a `RemoteEnvError`; the others go on. A finished, closed or
+forgotten env closes its session (a forgotten one when it is garbage-collected), so an episode
+cut off by --max_turns does not hold a server slot.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import weakref
+from typing import Any, ClassVar
+
+from ..env import Env, Message
+from . import background
+from .config import OpenEnvConfig
+from .protocol import Observation, RemoteEnvError, reset_frame, socket_url, step_frame
+from .session import Session
+
+_turns = itertools.count()
+"""Which pool member the next episode tries first: in turns, per process."""
+
+
+class OpenEnvEnv(Env):
+    """A remote env (see the module docstring)."""
+
+    config_model: ClassVar[type[OpenEnvConfig]] = OpenEnvConfig
+    config: OpenEnvConfig
+
+    def __init__(self, env_config: Any = None):
+        super().__init__(env_config)
+        self._session: Session | None = None
+        self._done = False
+        self._finalizer: weakref.finalize | None = None
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        await self.close()
+        self._done = False
+        data = dict(self.config.reset_kwargs)
+        if self.config.env_config is not None:
+            data["env_config"] = self.config.env_config
+        if self.config.seed is not None:
+            data["seed"] = self.config.seed
+        answer = await background.run(self._open_and_reset(data))
+        observation, info = self._read(answer)
+        system = self.config.system_message
+        if system is None:
+            sent = answer.observation if isinstance(answer.observation, dict) else {}
+            prompt = sent.get(self.config.system_prompt_key)
+            system = prompt if isinstance(prompt, str) else ""
+        return observation, info, system
+
+    async def _open_and_reset(self, data: dict[str, Any]) -> Observation:
+        urls = self.config.urls
+        first = next(_turns) % len(urls)
+        failures = []
+        for url in urls[first:] + urls[:first]:  # fail over only here, before any step
+            session = Session(
+                socket_url(url), self._headers(), self.config.connect_timeout,
+                self.config.step_timeout,
+            )  # fmt: skip
+            try:
+                await session.open()
+            except RemoteEnvError as error:
+                failures.append(str(error))
+                continue
+            self._keep(session)
+            return await session.request(reset_frame(data))
+        raise RemoteEnvError(
+            "no server of the pool answered: " + "; ".join(failures[:5])
+            if len(urls) > 1
+            else failures[0]
+        )
+
+    def _headers(self) -> dict[str, str]:
+        name = self.config.token_env
+        if name is None:
+            return {}
+        token = os.environ.get(name)
+        if not token:
+            raise RemoteEnvError(f"token_env names {name}, which is not set in this process")
+        return {"Authorization": f"Bearer {token}"}
+
+    def _keep(self, session: Session) -> None:
+        self._session = session
+        self._finalizer = weakref.finalize(self, _close_later, session)
+
+    async def step(self, messages: list[Message]) -> tuple[str, float, bool, dict[str, Any]]:
+        session = self._session
+        if session is None:
+            why = "the episode is over" if self._done else "reset() was not called"
+            raise RemoteEnvError(f"step() with no session: {why}")
+        content = messages[-1].get("content") if messages else None
+        reply = content if isinstance(content, str) else json.dumps(content)
+        answer = await background.run(session.request(step_frame({"message": reply})))
+        observation, info = self._read(answer)
+        if answer.done:
+            self._done = True
+            await self.close()
+        return observation, answer.reward, answer.done, info
+
+    def _read(self, answer: Observation) -> tuple[str, dict[str, Any]]:
+        """The text the model reads, and the info: the server's metadata and the env's info."""
+        sent = answer.observation
+        key = self.config.observation_key
+        if isinstance(sent, str):
+            text = sent
+        elif isinstance(sent, dict) and key is not None and isinstance(sent.get(key), str):
+            text = sent[key]
+        else:
+            text = json.dumps(sent, ensure_ascii=False, default=str)
+        info = dict(answer.metadata)
+        env_info = sent.get(self.config.info_key) if isinstance(sent, dict) else None
+        if isinstance(env_info, dict):
+            info.update(env_info)
+        return text, info
+
+    async def close(self) -> None:
+        session, self._session = self._session, None
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+        if session is not None:
+            await background.run(session.close())
+
+
+def _close_later(session: Session) -> None:
+    """A forgotten env's session, closed on the background loop (from any thread)."""
+    try:
+        loop = background.loop()
+        loop.call_soon_threadsafe(lambda: loop.create_task(session.close()))
+    except RuntimeError:  # interpreter shutting down
+        pass

@@ -1,0 +1,115 @@
+"""The OpenEnv WebSocket protocol as a client speaks it: one env per connection at `/ws`.
+
+Client frames: `{"type": "reset", "data": {...}}`, `{"type": "step", "data": {action}}`,
+`{"type": "close"}`. Server frames: `{"type": "observation", "data": {"observation": {...},
+"reward": x, "done": b, "metadata": {...}}}` or `{"type": "error", "data": {"message": ...,
+"code": ...}}`. openenv-core 0.3 sends `metadata` inside the observation, openenv 0.10 beside it:
+both are read. What a server sends is untrusted: sizes are bounded by the socket, nesting by
+`json_text.loads`, and anything that is not such a frame is a `ProtocolError` naming what is
+wrong, never a KeyError.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from ..errors import SwiftGymError, short_repr
+from ..json_text import TooDeepError, dumps, loads
+
+
+class RemoteEnvError(SwiftGymError, RuntimeError):
+    """The remote env could not be played: the server refused, went away or said nonsense."""
+
+
+class ProtocolError(RemoteEnvError):
+    """A frame that is not what the protocol allows."""
+
+
+class ServerError(RemoteEnvError):
+    """An error frame: the server's message and code."""
+
+    def __init__(self, url: str, code: str, message: str):
+        super().__init__(f"{url}: {code}: {message}")
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one reset or step answered."""
+
+    observation: Any
+    reward: float
+    done: bool
+    metadata: dict[str, Any]
+
+
+def socket_url(base_url: str) -> str:
+    """`http://host:8000/prefix` -> `ws://host:8000/prefix/ws` (https -> wss)."""
+    parts = urlsplit(base_url)
+    scheme = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}.get(parts.scheme)
+    if scheme is None or not parts.netloc:
+        raise ValueError(f"{base_url!r} is not an http(s) or ws(s) URL")
+    path = parts.path.rstrip("/")
+    if not path.endswith("/ws"):
+        path += "/ws"
+    return urlunsplit((scheme, parts.netloc, path, parts.query, ""))
+
+
+def reset_frame(data: dict[str, Any]) -> str:
+    return dumps({"type": "reset", "data": data})
+
+
+def step_frame(action: dict[str, Any]) -> str:
+    return dumps({"type": "step", "data": action})
+
+
+def close_frame() -> str:
+    return dumps({"type": "close"})
+
+
+def parse_frame(url: str, text: str | bytes) -> Observation:
+    """An observation frame, or raise `ServerError` (an error frame) or `ProtocolError`."""
+    try:
+        frame = loads(text)
+    except TooDeepError as error:
+        raise ProtocolError(f"{url} sent JSON {error}") from None
+    except ValueError as error:
+        raise ProtocolError(f"{url} sent no JSON: {short_repr(text, 80)} ({error})") from None
+    if not isinstance(frame, dict):
+        raise ProtocolError(f"{url} sent {short_repr(frame, 80)}, not a frame object")
+    data = frame.get("data")
+    data = data if isinstance(data, dict) else {}
+    if frame.get("type") == "error":
+        code = data.get("code")
+        message = data.get("message")
+        return _raise(url, code, message)
+    if frame.get("type") != "observation":
+        raise ProtocolError(f"{url} sent a frame of type {short_repr(frame.get('type'), 40)}")
+    observation = data.get("observation")
+    reward = data.get("reward")
+    if reward is None:
+        reward = 0.0
+    if isinstance(reward, bool) or not isinstance(reward, (int, float)):
+        raise ProtocolError(f"{url} sent reward {short_repr(reward, 40)}, not a number")
+    if not math.isfinite(reward):
+        raise ProtocolError(f"{url} sent reward {reward}")
+    metadata = data.get("metadata")
+    if not isinstance(metadata, dict) and isinstance(observation, dict):
+        metadata = observation.get("metadata")  # openenv-core 0.3
+    return Observation(
+        observation,
+        float(reward),
+        bool(data.get("done")),
+        metadata if isinstance(metadata, dict) else {},
+    )
+
+
+def _raise(url: str, code: Any, message: Any) -> Observation:
+    raise ServerError(
+        url,
+        code if isinstance(code, str) and code else "ERROR",
+        message[:2000] if isinstance(message, str) else short_repr(message, 200),
+    )

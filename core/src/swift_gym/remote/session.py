@@ -1,0 +1,87 @@
+"""One episode's WebSocket connection to an OpenEnv server. Runs on the background loop only.
+
+Every wait is bounded (connecting, each answer), frames are bounded in size, and a server that
+goes away mid-episode ends that episode with a `RemoteEnvError` saying so: nothing else is
+affected, and no retry plays a step on a session the server never reset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from .protocol import Observation, RemoteEnvError, close_frame, parse_frame
+
+MAX_FRAME_BYTES = 16 * 2**20
+"""The largest frame read from a server (a bigger one closes the connection)."""
+
+
+def _websockets() -> Any:
+    try:
+        from websockets.asyncio.client import connect
+    except ImportError:
+        raise RemoteEnvError(
+            "the openenv env needs the websockets package: pip install 'swift-gym[remote]'"
+        ) from None
+    return connect
+
+
+class Session:
+    """A connection to `url` (a ws:// URL), opened by `open`, one request at a time."""
+
+    def __init__(
+        self, url: str, headers: dict[str, str], connect_timeout: float, answer_timeout: float
+    ):
+        self.url = url
+        self._headers = headers
+        self._connect_timeout = connect_timeout
+        self._answer_timeout = answer_timeout
+        self._socket: Any = None
+
+    async def open(self) -> None:
+        connect = _websockets()
+        try:
+            self._socket = await connect(
+                self.url,
+                additional_headers=self._headers or None,
+                open_timeout=self._connect_timeout,
+                max_size=MAX_FRAME_BYTES,
+                close_timeout=2,
+                proxy=None,
+            )
+        except asyncio.TimeoutError:
+            raise RemoteEnvError(
+                f"{self.url}: no connection within {self._connect_timeout:g}s"
+            ) from None
+        except OSError as error:
+            raise RemoteEnvError(f"{self.url}: cannot connect: {error.strerror or error}") from None
+        except Exception as error:  # a handshake refused: 401, 403, 404, not a WebSocket...
+            raise RemoteEnvError(f"{self.url}: {type(error).__name__}: {error}") from None
+
+    async def request(self, frame: str) -> Observation:
+        """Send `frame` and read the answer."""
+        if self._socket is None:
+            raise RemoteEnvError(f"{self.url}: the connection is closed")
+        try:
+            await self._socket.send(frame)
+            answer = await asyncio.wait_for(self._socket.recv(), self._answer_timeout)
+        except asyncio.TimeoutError:
+            await self.close()
+            raise RemoteEnvError(
+                f"{self.url}: no answer within {self._answer_timeout:g}s"
+            ) from None
+        except Exception as error:  # the server went away, or sent a frame too big
+            await self.close()
+            raise RemoteEnvError(f"{self.url}: connection lost: {error}") from None
+        return parse_frame(self.url, answer)
+
+    async def close(self) -> None:
+        """Say goodbye (best effort) and close; safe to call more than once."""
+        socket, self._socket = self._socket, None
+        if socket is None:
+            return
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(socket.send(close_frame()), 1)
+        with contextlib.suppress(Exception):
+            await socket.close()

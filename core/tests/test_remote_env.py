@@ -1,0 +1,245 @@
+"""The `openenv` env against a small fake OpenEnv server: a real WebSocket server on 127.0.0.1
+in a thread of the test process, speaking the protocol's frames (a counting game). The tests
+against `swift-gym serve` itself, in its own process, are in tests/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("websockets")
+from websockets.asyncio.server import serve
+
+from swift_gym.errors import InvalidConfigError
+from swift_gym.remote.env import OpenEnvEnv
+from swift_gym.remote.protocol import ProtocolError, RemoteEnvError, ServerError
+
+
+class FakeServer:
+    """Counting game: the reply must be the next number; three right answers end it."""
+
+    def __init__(self, garbage: bool = False) -> None:
+        self.garbage = garbage
+        self.frames: list[dict[str, Any]] = []
+        self.headers: list[str | None] = []
+        self.open = 0
+        self.loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._stop: asyncio.Future | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        self._ready.wait(10)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(self._serve())
+
+    async def _serve(self) -> None:
+        self._stop = self.loop.create_future()
+        async with serve(self._handle, "127.0.0.1", 0) as server:
+            self.port = server.sockets[0].getsockname()[1]
+            self._ready.set()
+            await self._stop
+
+    async def _handle(self, connection: Any) -> None:
+        self.headers.append(connection.request.headers.get("Authorization"))
+        self.open += 1
+        count = None
+        try:
+            async for text in connection:
+                frame = json.loads(text)
+                self.frames.append(frame)
+                if self.garbage:
+                    await connection.send("this is not json")
+                    continue
+                if frame["type"] == "close":
+                    break
+                if frame["type"] == "reset":
+                    count = frame["data"].get("seed") or 0
+                    first = self._observation(f"count {count}", 0.0, False, "say the next number")
+                    await connection.send(first)
+                elif count is None:
+                    await connection.send(json.dumps({"type": "error", "data": {
+                        "message": "step before reset", "code": "NO_EPISODE"}}))  # fmt: skip
+                else:
+                    right = frame["data"].get("message") == str(count + 1)
+                    count += right
+                    done = right and count % 3 == 0
+                    await connection.send(self._observation(f"count {count}", float(right), done))
+        finally:
+            self.open -= 1
+
+    @staticmethod
+    def _observation(text: str, reward: float, done: bool, system: str | None = None) -> str:
+        observation = {"text": text, "info": {"count": text}}
+        if system:
+            observation["system_prompt"] = system
+        return json.dumps({"type": "observation", "data": {
+            "observation": observation, "reward": reward, "done": done,
+            "metadata": {"server": "fake"}}})  # fmt: skip
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self._stop.set_result, None)
+        self.thread.join(10)
+
+
+@pytest.fixture()
+def server() -> Iterator[FakeServer]:
+    fake = FakeServer()
+    yield fake
+    fake.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def reply(text: str) -> list[dict[str, str]]:
+    return [{"role": "assistant", "content": text}]
+
+
+def test_an_episode_plays_to_the_end_and_closes_its_session(server: FakeServer) -> None:
+    env = OpenEnvEnv({"base_url": server.url, "seed": 4, "env_config": {"name": "counter"}})
+
+    async def play() -> list[tuple[str, float, bool, dict]]:
+        observation, info, system = await env.reset()
+        assert (observation, system) == ("count 4", "say the next number")
+        assert info == {"server": "fake", "count": "count 4"}
+        return [await env.step(reply(text)) for text in ("5", "five", "6")]
+
+    steps = asyncio.run(play())
+    assert [step[1:3] for step in steps] == [(1.0, False), (0.0, False), (1.0, True)]
+    assert steps[-1][0] == "count 6"
+    assert server.frames[0] == {"type": "reset", "data": {"env_config": {"name": "counter"},
+                                                          "seed": 4}}  # fmt: skip
+    assert server.frames[1] == {"type": "step", "data": {"message": "5"}}
+    assert server.frames[-1] == {"type": "close"}  # done: the slot is given back at once
+    with pytest.raises(RemoteEnvError, match="the episode is over"):
+        asyncio.run(env.step(reply("7")))
+
+
+def test_reset_and_steps_on_different_event_loops(server: FakeServer) -> None:
+    """ms-swift's colocate mode: on_trajectory_start and the turns run on different loops."""
+    env = OpenEnvEnv({"base_url": server.url})
+    assert asyncio.run(env.reset())[0] == "count 0"
+    assert asyncio.run(env.step(reply("1")))[1] == 1.0
+    loop = asyncio.new_event_loop()
+    try:
+        assert loop.run_until_complete(env.step(reply("2")))[0] == "count 2"
+    finally:
+        loop.close()
+    asyncio.run(env.close())
+
+
+def test_a_pool_fails_over_at_reset_only(server: FakeServer) -> None:
+    dead = f"http://127.0.0.1:{free_port()}"
+    for _ in range(2):  # whichever member the turn starts with
+        env = OpenEnvEnv({"base_url": [dead, server.url], "connect_timeout": 2})
+        assert asyncio.run(env.reset())[0] == "count 0"
+        asyncio.run(env.close())
+    with pytest.raises(RemoteEnvError, match="no server of the pool answered"):
+        asyncio.run(OpenEnvEnv({"base_url": [dead, dead]}).reset())
+    with pytest.raises(RemoteEnvError, match="cannot connect"):
+        asyncio.run(OpenEnvEnv({"base_url": dead}).reset())
+
+
+def test_a_server_that_dies_ends_only_its_episodes(server: FakeServer) -> None:
+    other = FakeServer()
+    doomed = OpenEnvEnv({"base_url": other.url})
+    alive = OpenEnvEnv({"base_url": server.url})
+
+    async def play() -> None:
+        await doomed.reset()
+        await alive.reset()
+        other.stop()
+        with pytest.raises(RemoteEnvError, match=r"connection lost|closed"):
+            await doomed.step(reply("1"))
+        assert (await alive.step(reply("1")))[1] == 1.0
+
+    asyncio.run(play())
+
+
+def test_garbage_and_a_step_without_reset_are_clear_errors(server: FakeServer) -> None:
+    garbage = FakeServer(garbage=True)
+    try:
+        with pytest.raises(ProtocolError, match="sent no JSON: 'this is not json'"):
+            asyncio.run(OpenEnvEnv({"base_url": garbage.url}).reset())
+    finally:
+        garbage.stop()
+    with pytest.raises(RemoteEnvError, match="reset\\(\\) was not called"):
+        asyncio.run(OpenEnvEnv({"base_url": server.url}).step(reply("1")))
+
+
+def test_a_server_error_frame_carries_its_code(server: FakeServer) -> None:
+    from swift_gym.remote import background
+    from swift_gym.remote.protocol import step_frame
+    from swift_gym.remote.session import Session
+
+    async def raw() -> None:
+        session = Session(server.url.replace("http", "ws") + "/ws", {}, 5, 5)
+        await session.open()
+        try:
+            await session.request(step_frame({"message": "1"}))
+        finally:
+            await session.close()
+
+    with pytest.raises(ServerError, match="NO_EPISODE: step before reset") as caught:
+        background.run_sync(raw(), 10)
+    assert caught.value.code == "NO_EPISODE"
+
+
+def test_the_token_travels_as_a_bearer_header(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GYM_TOKEN", "s3cret")
+    env = OpenEnvEnv({"base_url": server.url, "token_env": "GYM_TOKEN"})
+    asyncio.run(env.reset())
+    asyncio.run(env.close())
+    assert server.headers == ["Bearer s3cret"]
+    monkeypatch.delenv("GYM_TOKEN")
+    with pytest.raises(RemoteEnvError, match="token_env names GYM_TOKEN, which is not set"):
+        asyncio.run(OpenEnvEnv({"base_url": server.url, "token_env": "GYM_TOKEN"}).reset())
+
+
+def test_a_forgotten_env_gives_its_slot_back(server: FakeServer) -> None:
+    env = OpenEnvEnv({"base_url": server.url})
+    asyncio.run(env.reset())
+    assert server.open == 1
+    del env
+    gc.collect()
+    for _ in range(100):
+        if server.open == 0:
+            break
+        threading.Event().wait(0.05)
+    assert server.open == 0
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ({}, "base_url"),
+        ({"base_url": "ftp://x"}, "base_url"),
+        ({"base_url": []}, "base_url"),
+        ({"base_url": "http://x", "step_timeout": 0}, "step_timeout"),
+        ({"base_url": "http://x", "token_env": "A B"}, "token_env"),
+        ({"base_url": "http://x", "urls": 1}, "urls"),
+    ],
+)
+def test_bad_configs_name_their_field(config: dict, field: str) -> None:
+    with pytest.raises(InvalidConfigError) as caught:
+        OpenEnvEnv(config)
+    assert field in [problem.field.split(".")[0] for problem in caught.value.problems]
