@@ -58,3 +58,17 @@ def test_evaluation_loads_only_when_used_and_never_the_command() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout) == []
+
+
+def test_the_server_loads_only_when_served() -> None:
+    """`import swift_gym.serving` and the command's start (`--help` of every subcommand) pull
+    in no web framework: only `swift-gym serve` does."""
+    web = (
+        "print(json.dumps([m for m in ('starlette', 'uvicorn', 'websockets') if m in sys.modules]))"
+    )
+    for code in ("import swift_gym.serving", "import swift_gym.cli.app"):
+        probe = f"{code}\nimport json, sys\n{web}"
+        result = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+        )
+        assert json.loads(result.stdout) == [], code

@@ -52,8 +52,23 @@ def test_evaluation_imports_nothing_of_the_command_or_ms_swift() -> None:
             assert not above, f"{module} imports {above}"
 
 
+def test_serving_imports_nothing_of_the_faces_or_the_other_library_parts() -> None:
+    above = ("swift_gym.cli", "swift_gym.ms_swift", "swift_gym.evaluation", "swift_gym.testing")
+    for module, imported in GRAPH.items():
+        if module.startswith("swift_gym.serving"):
+            found = {m for m in imported if m.startswith(above)}
+            assert not found, f"{module} imports {found}"
+    assert "swift_gym.serving.app" in GRAPH  # the package is there, so the check checked it
+
+
 def test_the_core_imports_no_face_and_no_library_part() -> None:
-    faces = ("swift_gym.cli", "swift_gym.ms_swift", "swift_gym.evaluation", "swift_gym.testing")
+    faces = (
+        "swift_gym.cli",
+        "swift_gym.ms_swift",
+        "swift_gym.evaluation",
+        "swift_gym.testing",
+        "swift_gym.serving",
+    )
     for path in PACKAGE.glob("*.py"):
         if path.stem not in ("__init__", "__main__", "swift"):  # the package root and two doors
             module = module_name(path)

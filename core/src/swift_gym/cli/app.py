@@ -29,6 +29,7 @@ from .new import new
 from .play import play
 from .replay import replay
 from .report import report
+from .serve import serve
 from .validate import validate
 
 EPILOG = (
@@ -84,6 +85,7 @@ def cli() -> None:
 for command in (list_envs, info, plugins, validate, dataset, play, evaluate, replay, report, new):
     cli.add_command(command)
 cli.add_command(export)
+cli.add_command(serve)
 
 
 def _drop_stdout() -> None:

@@ -1,0 +1,135 @@
+"""`swift-gym serve`: any installed env over the OpenEnv protocol, for clients on other machines.
+
+Only the options live here; the server is the `swift_gym.serving` library. The token is read
+from an environment variable (`--token-env VAR`), never from the command line, where other
+users of the machine could read it in the process list.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from .console import stderr
+from .errors import CommandError
+from .options import parse_overrides, set_option
+
+EXTRA_HINT = 'swift-gym serve needs its extra: pip install "swift-gym[serve]"'
+
+
+@click.command()
+@click.argument("name", required=False)
+@set_option
+@click.option(
+    "--allow",
+    multiple=True,
+    metavar="NAME",
+    help="Envs a session's reset may name (repeatable; NAME always may) [default: any].",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0: any free."
+)
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(min=1),
+    default=256,
+    show_default=True,
+    help="Sessions (connections with an env) at once; more are told CAPACITY_REACHED.",
+)
+@click.option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=600.0,
+    show_default=True,
+    help="Close a session after this many seconds without a frame.",
+)
+@click.option(
+    "--step-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Seconds a reset (with building the env) or a step may take.",
+)
+@click.option(
+    "--max-message-bytes",
+    type=click.IntRange(min=1024),
+    default=1 << 20,
+    show_default=True,
+    help="Largest frame a client may send.",
+)
+@click.option(
+    "--token-env",
+    metavar="VAR",
+    help="Require 'Authorization: Bearer <token>', the token read from environment variable VAR.",
+)
+def serve(
+    name: str | None,
+    overrides: tuple[str, ...],
+    allow: tuple[str, ...],
+    host: str,
+    port: int,
+    max_sessions: int,
+    idle_timeout: float,
+    step_timeout: float,
+    max_message_bytes: int,
+    token_env: str | None,
+) -> None:
+    """Serve env NAME (or any installed env) over the OpenEnv WebSocket protocol.
+
+    Each WebSocket connection to /ws is one session: a reset's data may carry an env_config
+    (checked as a dataset row) and a seed; NAME and --set give the defaults. A step's action
+    is {"message": reply}. Runs until Ctrl-C or SIGTERM.
+    """
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+        import websockets  # noqa: F401
+    except ImportError:
+        raise CommandError(EXTRA_HINT) from None
+    from ..serving import ServeOptions
+    from ..serving import serve as run_server
+
+    defaults = parse_overrides(overrides, {"name": "the env is the NAME argument"})
+    if defaults and name is None:
+        raise CommandError("--set sets fields of the default env: give NAME too")
+    token = None
+    if token_env is not None:
+        token = os.environ.get(token_env, "").strip()
+        if not token:
+            raise CommandError(f"--token-env {token_env}: the variable is unset or empty")
+    options = ServeOptions(
+        env=name,
+        defaults=defaults,
+        allow=allow,
+        host=host,
+        port=port,
+        max_sessions=max_sessions,
+        idle_timeout=idle_timeout,
+        step_timeout=step_timeout,
+        max_message_bytes=max_message_bytes,
+        token=token,
+    )
+    if not options.loopback and token is None:
+        stderr().print(
+            f"warning: listening on {host} without a token: anyone who can reach this machine "
+            "can start envs here (add --token-env VAR)",
+            style="yellow",
+            markup=False,
+        )
+
+    def ready(url: str) -> None:
+        served = sorted({*allow, *([name] if name else [])})
+        what = ", ".join(served) if allow else (name or "any installed env")
+        stderr().print(
+            f"swift-gym serve: {what} on {url} (WebSocket {url.replace('http', 'ws', 1)}/ws), "
+            f"up to {max_sessions} sessions; Ctrl-C stops",
+            markup=False,
+            highlight=False,
+        )
+
+    try:
+        run_server(options, on_ready=ready)
+    except OSError as error:
+        raise CommandError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None

@@ -1,0 +1,24 @@
+"""Serving any installed env over OpenEnv's WebSocket protocol (`swift-gym serve`).
+
+Needs the `serve` extra (`pip install "swift-gym[serve]"`: Starlette, uvicorn, websockets);
+nothing here is imported by `import swift_gym`. The rooms, bottom up: `protocol` (the frames,
+pure), `worker` (a thread and loop per session, so one env's slow step blocks no other),
+`catalogue` (which env and config a reset asks for, checked as a dataset row), `sessions` (one
+connection's episodes, the capacity), `schemas`, `app` (the routes) and `server` (uvicorn on a
+bound socket). `cli/serve.py` only parses options and calls `serve`.
+"""
+
+from __future__ import annotations
+
+from .._lazy import attach
+
+_EXPORTS = {"ServeOptions": "options", "create_app": "app", "serve": "server"}
+__all__ = ["ServeOptions", "create_app", "serve"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .app import create_app
+    from .options import ServeOptions
+    from .server import serve
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)

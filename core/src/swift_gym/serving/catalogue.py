@@ -1,0 +1,147 @@
+"""Which env a session plays, with which config: the server's defaults, the reset's data, the
+allow list, checked exactly as a dataset row is (`rows.RowChecker`).
+
+A reset's data comes from the network, so names in it only ever resolve to registered envs (and,
+with an allow list, only to those), and every problem comes back as one message naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..config import SEED_MAX
+from ..errors import AmbiguousEnvError, InvalidConfigError, UnknownEnvError, short_repr
+from ..rows import RowChecker, problem_fields
+from .protocol import RESET_FIELDS, VALIDATION_ERROR, ProtocolError
+
+if TYPE_CHECKING:
+    from ..registry import EnvSpec, Registry
+
+MAX_EPISODE_ID = 200
+
+
+class EnvCatalogue:
+    """The envs a server plays and their defaults.
+
+    `default_env` (the NAME of `swift-gym serve NAME`) is played when a reset names none, with
+    `defaults` (`--set`) under its env_config. `allow` limits the names a reset may give; the
+    default env is always allowed. Unknown names in either raise `UnknownEnvError` at once.
+    """
+
+    def __init__(
+        self,
+        registry: Registry,
+        default_env: str | None = None,
+        defaults: Mapping[str, Any] | None = None,
+        allow: Iterable[str] = (),
+    ):
+        self.registry = registry
+        self.default_env = default_env
+        self.defaults = dict(defaults or {})
+        self.default_spec = registry.resolve(default_env) if default_env else None
+        self.allowed: set[EnvSpec] | None = None
+        allow = list(allow)
+        if allow:
+            self.allowed = {registry.resolve(name) for name in allow}
+            if self.default_spec is not None:
+                self.allowed.add(self.default_spec)
+        self._checker = RowChecker(registry, default_env, build=False)
+
+    @property
+    def allowed_names(self) -> list[str] | None:
+        """Names a reset may give, or None when any registered env may be played."""
+        if self.allowed is None:
+            return None
+        return sorted(spec.name for spec in self.allowed)
+
+    def check_defaults(self) -> None:
+        """Raise `InvalidConfigError` if the default env's config (`--set`) does not validate."""
+        if self.default_env is None:
+            return
+        check = self._checker.check({"name": self.default_env, **self.defaults})
+        if not check.ok:
+            raise InvalidConfigError(check.env, check.problems, check.omitted)
+
+    def env_config(self, data: Mapping[str, Any]) -> tuple[str, dict[str, Any], str | None]:
+        """`(env name, validated env_config, episode id or None)` for a reset's data; raises
+        `ProtocolError` (VALIDATION_ERROR) naming every field that is wrong."""
+        unknown = [key for key in data if key not in RESET_FIELDS]
+        if unknown:
+            raise _invalid(
+                f"unknown reset field {short_repr(unknown[0])}: a reset takes "
+                + ", ".join(RESET_FIELDS)
+            )
+        given = data.get("env_config", {})
+        if given is None:
+            given = {}
+        if not isinstance(given, Mapping):
+            raise _invalid(f"env_config must be a JSON object, not {short_repr(given)}")
+        episode_id = data.get("episode_id")
+        if episode_id is not None and not (
+            isinstance(episode_id, str) and 0 < len(episode_id) <= MAX_EPISODE_ID
+        ):
+            raise _invalid(f"episode_id must be a string of 1 to {MAX_EPISODE_ID} characters")
+        env_config = self._merged(dict(given))
+        if "seed" in data:
+            seed = data["seed"]
+            if "seed" in given and given["seed"] != seed:
+                raise _invalid(
+                    f"seed {short_repr(seed)} and env_config.seed "
+                    f"{short_repr(env_config['seed'])} differ: give one"
+                )
+            if not (isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= SEED_MAX):
+                raise _invalid(
+                    f"seed must be an integer from 0 to 2**64-1 (got {short_repr(seed)})"
+                )
+            env_config["seed"] = seed
+        name = env_config.get("name", self.default_env)
+        self._check_name(name, "name" in env_config)
+        check = self._checker.check(env_config)
+        if not check.ok:
+            error = InvalidConfigError(check.env, check.problems, check.omitted)
+            raise _invalid(str(error), problems=[problem_fields(p) for p in check.problems])
+        env_config.setdefault("name", name)
+        return name, env_config, episode_id
+
+    def _merged(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The reset's env_config over the defaults, when it plays the default env."""
+        name = given.get("name")
+        if self.default_spec is None:
+            return given
+        if name is not None and name != self.default_env:
+            try:
+                if self.registry.resolve(name) != self.default_spec:
+                    return given  # another env: the defaults are fields of the default one
+            except (UnknownEnvError, AmbiguousEnvError):
+                return given  # reported by the name check
+        return {**self.defaults, **given}
+
+    def _check_name(self, name: Any, given: bool) -> None:
+        if name is None:
+            if given:
+                raise _invalid("env_config.name is null: drop the key or name the env")
+            raise _invalid(
+                "no env name: this server has no default env (swift-gym serve NAME), so the "
+                "reset's env_config must name one"
+            )
+        if not isinstance(name, str):
+            raise _invalid(f"env_config.name must be a string (got {short_repr(name)})")
+        try:
+            spec = self.registry.resolve(name)
+        except (UnknownEnvError, AmbiguousEnvError) as error:
+            if self.allowed is not None:  # do not list what is installed, only what is served
+                raise _invalid(self._not_served(name)) from None
+            raise _invalid(f"env_config.name: {error}") from None
+        if self.allowed is not None and spec not in self.allowed:
+            raise _invalid(self._not_served(name))
+
+    def _not_served(self, name: str) -> str:
+        return (
+            f"env_config.name: env {short_repr(name)} is not served here; this server plays "
+            + ", ".join(self.allowed_names or [])
+        )
+
+
+def _invalid(message: str, **extra: Any) -> ProtocolError:
+    return ProtocolError(VALIDATION_ERROR, message, **extra)

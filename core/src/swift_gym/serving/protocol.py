@@ -1,0 +1,144 @@
+"""The OpenEnv WebSocket protocol: the frames a client sends, the frames the server answers.
+
+A client sends `{"type": "reset" | "step" | "state" | "close", "data": {...}}`. The server
+answers as openenv's own server does: `{"type": "observation", "data": {"observation": {...},
+"reward": x, "done": b, "metadata": {...}}}`, `{"type": "state", "data": {...}}`, or
+`{"type": "error", "data": {"message": ..., "code": ...}}` (codes as openenv's `WSErrorCode`).
+openenv-core 0.3.0's client drops the top-level `metadata` (0.10.0 reads it), so what a client
+needs travels in the observation.
+
+Everything here is pure: text in, values or `ProtocolError` out, and the answer's text. Frames
+come from the network, so they are bounded in size and nesting before anything walks them, and
+messages never echo more than a short excerpt of what was sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import json_text
+from ..errors import short_repr
+
+INVALID_JSON = "INVALID_JSON"
+"""The frame is no JSON object, nests too deep, or is too big."""
+UNKNOWN_TYPE = "UNKNOWN_TYPE"
+VALIDATION_ERROR = "VALIDATION_ERROR"
+"""The frame is JSON but its data is wrong: a bad env_config, an unknown field, an env not
+served."""
+EXECUTION_ERROR = "EXECUTION_ERROR"
+"""The env raised, or did not answer within the step timeout."""
+CAPACITY_REACHED = "CAPACITY_REACHED"
+SESSION_ERROR = "SESSION_ERROR"
+"""Not now: a step before any reset or after the episode ended, an idle session closed."""
+
+FRAME_TYPES = ("reset", "step", "state", "close")
+RESET_FIELDS = ("env_config", "seed", "episode_id")
+
+
+class ProtocolError(Exception):
+    """A frame the server refuses: answered with an error frame, and the session goes on."""
+
+    def __init__(self, code: str, message: str, **extra: Any):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+    def frame(self) -> str:
+        return error_frame(self.message, self.code, **self.extra)
+
+
+def parse_frame(raw: str | bytes, max_bytes: int) -> tuple[str, dict[str, Any]]:
+    """`(type, data)` of one client frame; raises `ProtocolError` saying what to fix."""
+    size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise ProtocolError(
+            INVALID_JSON,
+            f"frame of {size} bytes is over this server's limit of {max_bytes} "
+            "(swift-gym serve --max-message-bytes)",
+        )
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ProtocolError(INVALID_JSON, f"binary frame is not UTF-8 text: {error}") from None
+    try:
+        frame = json_text.loads(raw)
+    except json_text.TooDeepError as error:
+        raise ProtocolError(INVALID_JSON, f"invalid JSON: {error}") from None
+    except ValueError as error:  # json.JSONDecodeError: says where, never echoes the frame
+        raise ProtocolError(INVALID_JSON, f"invalid JSON: {error}") from None
+    if not isinstance(frame, dict):
+        raise ProtocolError(
+            INVALID_JSON,
+            f'a frame is a JSON object {{"type": ..., "data": {{...}}}}, not {_kind(frame)}',
+        )
+    kind = frame.get("type")
+    if kind not in FRAME_TYPES:
+        raise ProtocolError(
+            UNKNOWN_TYPE,
+            f"unknown frame type {short_repr(kind)}: expected one of {', '.join(FRAME_TYPES)}",
+        )
+    data = frame.get("data", {})
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ProtocolError(
+            VALIDATION_ERROR, f"{kind} data must be a JSON object, not {_kind(data)}"
+        )
+    return kind, data
+
+
+def reply_of(action: dict[str, Any]) -> str:
+    """The reply the model wrote, from a step's action.
+
+    The action is `{"message": reply}`. ms-swift's stock `parse_action` sends a reply that parses
+    as a JSON object as that object (so `message` is missing, or not a string); the JSON text of
+    the action is then the closest thing to what the model wrote, and is played as the reply.
+    Other fields beside a string `message` (a typed OpenEnv action's `metadata`) are ignored.
+    """
+    message = action.get("message")
+    if isinstance(message, str):
+        return message
+    return json_text.dumps(action)
+
+
+def observation_frame(
+    text: str,
+    reward: float | None,
+    done: bool,
+    info: dict[str, Any],
+    metadata: dict[str, Any],
+    system_prompt: str | None = None,
+) -> str:
+    """The answer to a reset (with the system prompt) or a step.
+
+    The observation holds what a client needs (the text the model reads, the system prompt at
+    reset, the env's info), since openenv-core 0.3.0 hands its caller nothing else.
+    """
+    observation: dict[str, Any] = {"text": text}
+    if system_prompt is not None:
+        observation["system_prompt"] = system_prompt
+    observation["info"] = info
+    data = {"observation": observation, "reward": reward, "done": done, "metadata": metadata}
+    return _frame("observation", data)
+
+
+def state_frame(state: dict[str, Any]) -> str:
+    return _frame("state", state)
+
+
+def error_frame(message: str, code: str, **extra: Any) -> str:
+    return _frame("error", {"message": message, "code": code, **extra})
+
+
+def _frame(kind: str, data: dict[str, Any]) -> str:
+    """Strict JSON: no NaN (a null instead), lone surrogates escaped, odd values as strings."""
+    return json_text.dumps({"type": kind, "data": data}, strict=True)
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number" if isinstance(value, (int, float)) else "a value")

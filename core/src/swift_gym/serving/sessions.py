@@ -1,0 +1,275 @@
+"""Sessions: one client connection, one env at a time, episodes one after another.
+
+A session never resets on its own: a step before the first reset, or after the episode ended
+(done) or broke (the env raised or hung), is answered with an error frame that says to reset.
+Each reset builds a fresh env from the reset's env_config, on the session's worker thread (see
+`worker`), and the session keeps the conversation that `Env.step` receives, as ms-swift's gym
+scheduler does: system prompt, first observation, then each reply and observation.
+
+`SessionTable` bounds how many sessions run at once. A worker whose env hung past the step
+timeout still holds its slot until the call really returns, so hung envs cannot make the server
+start threads without bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidConfigError, short_repr
+from ..plugins import describe_error
+from .protocol import (
+    EXECUTION_ERROR,
+    SESSION_ERROR,
+    VALIDATION_ERROR,
+    ProtocolError,
+    observation_frame,
+    reply_of,
+    state_frame,
+)
+from .worker import CallTimeout, EnvWorker
+
+if TYPE_CHECKING:
+    from ..env import Env, Message
+    from .catalogue import EnvCatalogue
+
+NEW, PLAYING, OVER, BROKEN = "new", "playing", "over", "broken"
+CLOSE_TIMEOUT = 5.0
+"""Seconds an env's close() gets before its worker is left to end on its own."""
+
+
+class Session:
+    """One client's env and episode. Frames are handled one at a time (`handle`)."""
+
+    def __init__(self, catalogue: EnvCatalogue, table: SessionTable, step_timeout: float):
+        self.id = uuid.uuid4().hex
+        self.catalogue = catalogue
+        self.table = table
+        self.step_timeout = step_timeout
+        self.phase = NEW
+        self.env: Env | None = None
+        self.env_name: str | None = None
+        self.env_config: dict[str, Any] | None = None
+        self.episode_id: str | None = None
+        self.steps = 0
+        self.messages: list[Message] = []
+        self.handling = False
+        """A frame is being handled: the session is not idle, whatever the clock says."""
+        self.last_active = time.monotonic()
+        self._worker: EnvWorker | None = None
+        self._broken = ""
+        """Why the session is BROKEN, for the step that follows."""
+
+    async def handle(self, kind: str, data: dict[str, Any]) -> str:
+        """The answer to one frame (`close` is the caller's); raises `ProtocolError`."""
+        self.handling = True
+        try:
+            if kind == "reset":
+                return await self.reset(data)
+            if kind == "step":
+                return await self.step(data)
+            return state_frame(self.state())
+        finally:
+            self.handling = False
+            self.last_active = time.monotonic()
+
+    def state(self) -> dict[str, Any]:
+        """OpenEnv's state (`episode_id`, `step_count`), plus which env, its config and phase."""
+        return {
+            "episode_id": self.episode_id,
+            "step_count": self.steps,
+            "env": self.env_name,
+            "env_config": self.env_config,
+            "phase": self.phase,
+            "done": self.phase in (OVER, BROKEN),
+        }
+
+    def _metadata(self) -> dict[str, Any]:
+        return {"env": self.env_name, "episode_id": self.episode_id, "step_count": self.steps}
+
+    async def reset(self, data: dict[str, Any]) -> str:
+        await self._drop_env()
+        self.phase, self._broken = BROKEN, "the last reset failed (answered before)"
+        worker = self._worker_for_call()
+        name, env_config, episode_id = await self._call(
+            worker, lambda: self.catalogue.env_config(data), "checking the reset"
+        )
+        self.env_name, self.env_config = name, env_config
+        self.episode_id = episode_id or uuid.uuid4().hex
+        self.steps = 0
+        self.messages = []
+        registry = self.catalogue.registry
+        self.env = await self._call(
+            worker, lambda: registry.get_env_class(name)(env_config), "building the env"
+        )
+        result = await self._call(worker, self.env.reset, "reset()")
+        observation, info, system_prompt = _reset_result(result, name)
+        if system_prompt:
+            self.messages.append({"role": "system", "content": system_prompt})
+        self.messages.append({"role": "user", "content": observation})
+        self.phase = PLAYING
+        return observation_frame(
+            observation, None, False, info, self._metadata(), system_prompt=system_prompt
+        )
+
+    async def step(self, data: dict[str, Any]) -> str:
+        if self.phase == NEW:
+            raise ProtocolError(SESSION_ERROR, "no episode yet: send a reset first")
+        if self.phase == OVER:
+            raise ProtocolError(
+                SESSION_ERROR, "the episode is over (done): send a reset to start the next one"
+            )
+        if self.phase == BROKEN or self.env is None:
+            raise ProtocolError(SESSION_ERROR, f"{self._broken}: send a reset")
+        env = self.env
+        self.messages.append({"role": "assistant", "content": reply_of(data)})
+        history = [dict(message) for message in self.messages]  # the env may change its copy
+        # until the step has returned something sound
+        self.phase, self._broken = BROKEN, "the episode ended with an env error (answered before)"
+        result = await self._call(self._worker_for_call(), lambda: env.step(history), "step()")
+        observation, reward, done, info = _step_result(result, self.env_name or "?")
+        self.messages.append({"role": "user", "content": observation})
+        self.steps += 1
+        self.phase = OVER if done else PLAYING
+        frame = observation_frame(observation, reward, done, info, self._metadata())
+        if done:
+            await self._drop_env()
+        return frame
+
+    def _worker_for_call(self) -> EnvWorker:
+        """The session's worker; a new one if the old is still stuck in a timed-out call."""
+        if self._worker is not None and self._worker.busy:
+            self.table.orphan(self._worker)
+            self._worker = None
+        if self._worker is None:
+            self._worker = EnvWorker(f"swift-gym-session-{self.id[:8]}")
+        return self._worker
+
+    async def _call(self, worker: EnvWorker, function: Any, doing: str) -> Any:
+        try:
+            return await worker.call(function, self.step_timeout)
+        except ProtocolError:
+            raise
+        except InvalidConfigError as error:  # a constructor's own check (no map for this seed)
+            raise ProtocolError(VALIDATION_ERROR, str(error)) from None
+        except CallTimeout as error:
+            raise ProtocolError(
+                EXECUTION_ERROR,
+                f"env {short_repr(self.env_name)}: {doing} {error} (swift-gym serve "
+                "--step-timeout); send a reset to start again",
+            ) from None
+        except Exception as error:  # the env's own failure: the session reports it, goes on
+            raise ProtocolError(
+                EXECUTION_ERROR,
+                f"env {short_repr(self.env_name)}: {doing} raised "
+                f"{short_repr(describe_error(error), 500)}",
+            ) from None
+
+    async def _drop_env(self) -> None:
+        """Close the current env, if any (its close() failing is no client's problem)."""
+        env, self.env = self.env, None
+        if env is None or self._worker is None:
+            return
+        if self._worker.busy:  # still stuck in a call: leave it, with its worker
+            self.table.orphan(self._worker)
+            self._worker = None
+            return
+        with contextlib.suppress(Exception):
+            await self._worker.call(env.close, CLOSE_TIMEOUT)
+
+    async def close(self) -> None:
+        """End the session: close the env and stop its worker (or leave a stuck one orphaned)."""
+        await self._drop_env()
+        if self._worker is not None:
+            if self._worker.busy:
+                self.table.orphan(self._worker)
+            else:
+                self._worker.stop()
+            self._worker = None
+        self.table.remove(self)
+
+
+def _reset_result(result: Any, name: str) -> tuple[str, dict[str, Any], str]:
+    if not (isinstance(result, tuple) and len(result) == 3):
+        raise _bad_result(name, "reset()", "(observation, info, system_prompt)", result)
+    observation, info, system_prompt = result
+    if not isinstance(observation, str) or not isinstance(info, dict):
+        raise _bad_result(name, "reset()", "(str, dict, str)", result)
+    if system_prompt is None:
+        system_prompt = ""
+    if not isinstance(system_prompt, str):
+        raise _bad_result(name, "reset()", "(str, dict, str)", result)
+    return observation, info, system_prompt
+
+
+def _step_result(result: Any, name: str) -> tuple[str, float, bool, dict[str, Any]]:
+    if not (isinstance(result, tuple) and len(result) == 4):
+        raise _bad_result(name, "step()", "(observation, reward, done, info)", result)
+    observation, reward, done, info = result
+    if (
+        not isinstance(observation, str)
+        or not isinstance(info, dict)
+        or isinstance(reward, bool)
+        or not isinstance(reward, (int, float))
+        or not math.isfinite(reward)
+    ):
+        raise _bad_result(name, "step()", "(str, finite float, bool, dict)", result)
+    return observation, float(reward), bool(done), info
+
+
+def _bad_result(name: str, call: str, wanted: str, result: Any) -> ProtocolError:
+    return ProtocolError(
+        EXECUTION_ERROR,
+        f"env {short_repr(name)}: {call} returned {short_repr(result)}, not {wanted}; "
+        "send a reset to start again",
+    )
+
+
+class SessionTable:
+    """The sessions of one server, bounded by `capacity` (stuck workers included)."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.sessions: dict[str, Session] = {}
+        self._orphans: list[EnvWorker] = []
+
+    def _prune(self) -> None:
+        for worker in [w for w in self._orphans if not w.busy]:
+            worker.stop()
+            self._orphans.remove(worker)
+
+    @property
+    def in_use(self) -> int:
+        """Sessions open, plus workers still stuck in a call of an env that timed out."""
+        self._prune()
+        return len(self.sessions) + len(self._orphans)
+
+    def add(self, session: Session) -> bool:
+        """Count `session` in, unless the table is full."""
+        if self.in_use >= self.capacity:
+            return False
+        self.sessions[session.id] = session
+        return True
+
+    def remove(self, session: Session) -> None:
+        self.sessions.pop(session.id, None)
+
+    def orphan(self, worker: EnvWorker) -> None:
+        """Keep a stuck worker counted until its call returns; then it is stopped."""
+        self._orphans.append(worker)
+
+    def idle(self, idle_timeout: float) -> list[Session]:
+        """Sessions with no frame for `idle_timeout` seconds and none being handled."""
+        now = time.monotonic()
+        return [
+            session
+            for session in self.sessions.values()
+            if not session.handling and now - session.last_active > idle_timeout
+        ]
+
+    def stuck(self) -> int:
+        self._prune()
+        return len(self._orphans)

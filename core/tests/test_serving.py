@@ -1,0 +1,166 @@
+"""Unit tests of `swift_gym.serving`, in-process: the pure protocol, the worker thread, the env
+catalogue and a session on the installed FrozenLake. Real servers and sockets: tests/test_serve.py
+and tests/openenv/."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+
+import pytest
+
+from swift_gym.registry import default_registry
+from swift_gym.serving.catalogue import EnvCatalogue
+from swift_gym.serving.protocol import (
+    INVALID_JSON,
+    UNKNOWN_TYPE,
+    VALIDATION_ERROR,
+    ProtocolError,
+    observation_frame,
+    parse_frame,
+    reply_of,
+)
+from swift_gym.serving.sessions import Session, SessionTable
+from swift_gym.serving.worker import CallAborted, CallTimeout, EnvWorker
+
+
+@pytest.mark.parametrize(
+    ("raw", "code", "words"),
+    [
+        ("{", INVALID_JSON, "invalid JSON"),
+        ('"reset"', INVALID_JSON, "not a string"),
+        ('{"type": 3}', UNKNOWN_TYPE, "unknown frame type 3"),
+        ('{"type": "step", "data": []}', VALIDATION_ERROR, "not an array"),
+        ("[" * 101 + "]" * 101, INVALID_JSON, "nested more than 100"),
+        ('{"type": "step", "data": {"message": "' + "x" * 2000 + '"}}', INVALID_JSON, "limit"),
+        (b"\xc3", INVALID_JSON, "not UTF-8"),
+    ],
+)
+def test_bad_frames_are_protocol_errors(raw: str | bytes, code: str, words: str) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_frame(raw, 1024)
+    assert caught.value.code == code and words in caught.value.message
+    assert json.loads(caught.value.frame())["data"]["code"] == code
+
+
+def test_a_good_frame_parses_and_data_defaults_to_an_object() -> None:
+    assert parse_frame('{"type": "state"}', 1024) == ("state", {})
+    assert parse_frame(b'{"type": "reset", "data": {"seed": 1}}', 1024) == ("reset", {"seed": 1})
+
+
+def test_the_reply_is_the_message_or_the_json_text_of_the_action() -> None:
+    assert reply_of({"message": "<action>up</action>", "metadata": {}}) == "<action>up</action>"
+    assert reply_of({"message": 5}) == '{"message": 5}'
+    assert reply_of({"action": "up"}) == '{"action": "up"}'
+    assert reply_of({}) == "{}"
+
+
+def test_frames_out_are_strict_json_with_surrogates_escaped() -> None:
+    text = observation_frame("a\ud800", 1.0, False, {"x": float("nan")}, {})
+    assert "\\ud800" in text and "NaN" not in text
+    assert json.loads(text)["data"]["observation"]["info"] == {"x": None}
+
+
+async def test_a_blocking_call_on_the_worker_leaves_the_callers_loop_free() -> None:
+    worker = EnvWorker("test-worker")
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.02)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    await worker.call(lambda: time.sleep(0.4), timeout=5)
+    ticker.cancel()
+    assert ticks >= 10
+    loops = {await worker.call(asyncio.get_running_loop, 5) for _ in range(3)}
+    assert len(loops) == 1 and asyncio.get_running_loop() not in loops  # one loop of its own
+    worker.stop()
+
+
+async def test_a_timed_out_call_keeps_the_worker_busy_until_it_really_returns() -> None:
+    worker = EnvWorker("test-worker")
+    with pytest.raises(CallTimeout, match=r"within 0\.1 s"):
+        await worker.call(lambda: time.sleep(0.6), timeout=0.1)
+    assert worker.busy
+    await asyncio.sleep(0.8)
+    assert not worker.busy
+    assert await worker.call(lambda: 7, 5) == 7
+    worker.stop()
+
+
+async def test_sys_exit_on_the_worker_is_contained() -> None:
+    worker = EnvWorker("test-worker")
+    with pytest.raises(CallAborted, match=r"sys.exit\(4\)"):
+        await worker.call(lambda: sys.exit(4), 5)
+    assert await worker.call(lambda: "still here", 5) == "still here"
+    worker.stop()
+
+
+def catalogue(**kwargs: object) -> EnvCatalogue:
+    return EnvCatalogue(default_registry(), **kwargs)  # type: ignore[arg-type]
+
+
+def test_the_reset_config_goes_over_the_defaults_of_the_default_env() -> None:
+    chosen = catalogue(default_env="frozen_lake", defaults={"size": 6, "p": 0.9})
+    name, env_config, episode = chosen.env_config({"env_config": {"size": 5}, "seed": 3})
+    assert name == "frozen_lake" and episode is None
+    assert env_config == {"name": "frozen_lake", "size": 5, "p": 0.9, "seed": 3}
+    # another env does not get the default env's fields
+    name, env_config, _ = chosen.env_config({"env_config": {"name": "frozen_lake_ms_swift"}})
+    assert env_config == {"name": "frozen_lake_ms_swift"}
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({"env_config": {"seed": 1}, "seed": 2}, "differ: give one"),
+        ({"seed": -1}, "seed must be an integer"),
+        ({"seed": True}, "seed must be an integer"),
+        ({"env_config": [1]}, "env_config must be a JSON object"),
+        ({"env_config": {"name": None}}, "env_config.name is null"),
+        ({"env_config": {"sise": 5}}, "did you mean 'size'"),
+        ({"episode_id": ""}, "episode_id must be a string"),
+        ({"config": {}}, "unknown reset field 'config'"),
+    ],
+)
+def test_bad_reset_data_names_what_to_fix(data: dict[str, object], words: str) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        catalogue(default_env="frozen_lake").env_config(data)
+    assert caught.value.code == VALIDATION_ERROR and words in caught.value.message
+
+
+def test_without_a_default_env_a_reset_must_name_one_and_names_come_from_the_registry() -> None:
+    with pytest.raises(ProtocolError, match="no env name"):
+        catalogue().env_config({})
+    with pytest.raises(ProtocolError, match="unknown env 'os:system'"):
+        catalogue().env_config({"env_config": {"name": "os:system"}})
+    limited = catalogue(allow=["frozen_lake"])
+    with pytest.raises(ProtocolError, match=r"not served here; this server plays frozen_lake$"):
+        limited.env_config({"env_config": {"name": "frozen_lake_ms_swift"}})
+    assert limited.env_config({"env_config": {"name": "frozen_lake"}})[0] == "frozen_lake"
+
+
+async def test_an_in_process_session_plays_an_episode_and_refuses_steps_out_of_turn() -> None:
+    table = SessionTable(1)
+    session = Session(catalogue(default_env="frozen_lake"), table, step_timeout=10)
+    assert table.add(session) and not table.add(Session(session.catalogue, table, 10))
+    with pytest.raises(ProtocolError, match="no episode yet"):
+        await session.handle("step", {"message": "x"})
+    first = json.loads(await session.handle("reset", {"seed": 0}))["data"]
+    assert first["reward"] is None and first["observation"]["system_prompt"]
+    assert session.messages[0]["role"] == "system"
+    while True:
+        reply = session.env.oracle_reply()  # type: ignore[union-attr]
+        answer = json.loads(await session.handle("step", {"message": reply}))["data"]
+        if answer["done"]:
+            break
+    assert answer["reward"] == 1.0 and session.state()["phase"] == "over"
+    with pytest.raises(ProtocolError, match="episode is over"):
+        await session.handle("step", {"message": reply})
+    await session.close()
+    assert table.in_use == 0

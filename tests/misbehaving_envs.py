@@ -1,0 +1,92 @@
+"""Envs that misbehave, registered only by the test launcher (`serve_process.start_misbehaving`).
+
+Each does one wrong thing a real env might: raise, block the loop with `time.sleep`, hang
+forever, call `sys.exit`, return the wrong shape. The server must answer each with an error
+frame and go on serving everyone else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from typing import Any
+
+import swift_gym
+
+
+class Raises(swift_gym.Env):
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "start", {}, "say anything"
+
+    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+        raise RuntimeError("the env broke on " + str(messages[-1]["content"])[:20])
+
+
+class BlocksLoop(swift_gym.Env):
+    """`time.sleep` inside a coroutine: blocks whatever loop runs it, for `seconds`."""
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "start", {}, ""
+
+    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+        seconds = float(messages[-1]["content"])
+        time.sleep(seconds)
+        return f"slept {seconds}", 1.0, True, {}
+
+
+class Hangs(swift_gym.Env):
+    """A step that never returns: blocking forever, or awaiting forever."""
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "start", {}, ""
+
+    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+        if messages[-1]["content"] == "block":
+            time.sleep(3600)
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+class Exits(swift_gym.Env):
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "start", {}, ""
+
+    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+        sys.exit(3)
+
+
+class WrongShape(swift_gym.Env):
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "start", {}, ""
+
+    async def step(self, messages: list[dict[str, Any]]) -> Any:
+        return ("only", "three", "things")
+
+
+class Echo(swift_gym.Env):
+    """Plays back the reply it got, and how many messages the conversation had."""
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "say something", {"seed": self.config.seed}, "echo"
+
+    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+        reply = messages[-1]["content"]
+        done = reply == "bye"
+        return reply, float(len(reply)), done, {"messages": len(messages), "reply": reply}
+
+
+ENVS = {
+    "raises": Raises,
+    "blocks_loop": BlocksLoop,
+    "hangs": Hangs,
+    "exits": Exits,
+    "wrong_shape": WrongShape,
+    "echo": Echo,
+}
+
+
+@swift_gym.hookimpl
+def swift_gym_register_envs(register: Any) -> None:
+    for name, env in ENVS.items():
+        register(name, env)

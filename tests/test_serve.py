@@ -1,0 +1,238 @@
+"""`swift-gym serve` as real processes on 127.0.0.1, spoken to with a plain WebSocket client:
+bad frames, misbehaving envs, clients that vanish, and the command's own errors.
+
+The openenv clients themselves are driven in tests/openenv (tox envs `openenv`, `openenv03`).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import serve_process
+
+websockets_sync = pytest.importorskip("websockets.sync.client")
+
+
+def _connect(url: str) -> Any:
+    """A connection used outside a `with` block (websockets 15+ wants `legacy=True` for it)."""
+    try:
+        return websockets_sync.connect(url, legacy=True)
+    except TypeError:
+        return websockets_sync.connect(url)
+
+
+def ask(ws: Any, frame: Any) -> dict[str, Any]:
+    ws.send(frame if isinstance(frame, (str, bytes)) else json.dumps(frame))
+    return json.loads(ws.recv(timeout=30))
+
+
+def error_of(answer: dict[str, Any]) -> tuple[str, str]:
+    assert answer["type"] == "error", answer
+    return answer["data"]["code"], answer["data"]["message"]
+
+
+@pytest.fixture(scope="module")
+def lake() -> Iterator[serve_process.Server]:
+    server = serve_process.start("frozen_lake", "--max-message-bytes", "4096")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def odd() -> Iterator[serve_process.Server]:
+    server = serve_process.start_misbehaving(step_timeout=1.5, max_sessions=8)
+    yield server
+    server.stop()
+
+
+def get(server: serve_process.Server, path: str) -> dict[str, Any]:
+    with urllib.request.urlopen(server.url + path, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_garbage_frames_get_error_frames_and_the_session_goes_on(
+    lake: serve_process.Server,
+) -> None:
+    with websockets_sync.connect(lake.ws_url) as ws:
+        assert error_of(ask(ws, "not json"))[0] == "INVALID_JSON"
+        assert "JSON object" in error_of(ask(ws, "[1, 2]"))[1]
+        code, message = error_of(ask(ws, {"type": "jump"}))
+        assert code == "UNKNOWN_TYPE" and "reset, step, state, close" in message
+        assert error_of(ask(ws, {"type": "step", "data": 5}))[0] == "VALIDATION_ERROR"
+        code, message = error_of(ask(ws, "[" * 1500 + "]" * 1500))
+        assert code == "INVALID_JSON" and "nested more than 100 levels" in message
+        code, message = error_of(
+            ask(ws, json.dumps({"type": "step", "data": {"message": "x" * 5000}}))
+        )
+        assert "over this server's limit of 4096" in message
+        assert error_of(ask(ws, b"\xff\xfe{"))[0] == "INVALID_JSON"  # binary, not UTF-8
+        code, message = error_of(ask(ws, {"type": "reset", "data": {"seeed": 1}}))
+        assert "unknown reset field 'seeed'" in message
+        assert ask(ws, {"type": "reset", "data": {"seed": 1}})["type"] == "observation"
+        assert ask(ws, {"type": "state"})["data"]["phase"] == "playing"
+
+
+def test_a_frame_over_the_hard_limit_closes_only_that_connection(
+    lake: serve_process.Server,
+) -> None:
+    with websockets_sync.connect(lake.ws_url, max_size=None) as ws:
+        ws.send("x" * 100_000)
+        with pytest.raises(Exception):  # noqa: B017 - closed by the server (1009)
+            ws.recv(timeout=10)
+    assert get(lake, "/health") == {"status": "healthy"}
+
+
+def test_schema_and_metadata(lake: serve_process.Server) -> None:
+    schema = get(lake, "/schema")
+    assert schema["action"]["required"] == ["message"]
+    assert "size" in schema["reset"]["properties"]["env_config"]["properties"]
+    assert get(lake, "/metadata")["default_env"] == "frozen_lake"
+
+
+def test_replies_history_and_lone_surrogates(odd: serve_process.Server) -> None:
+    with websockets_sync.connect(odd.ws_url) as ws:
+        reset = ask(ws, {"type": "reset", "data": {"env_config": {"name": "echo"}, "seed": 9}})
+        assert reset["data"]["observation"]["system_prompt"] == "echo"
+        assert reset["data"]["observation"]["info"] == {"seed": 9}
+        first = ask(ws, {"type": "step", "data": {"message": "hi", "metadata": {}}})
+        assert first["data"]["observation"]["info"] == {"messages": 3, "reply": "hi"}
+        # ms-swift sends a reply that is a JSON object as the object: played as its JSON text
+        second = ask(ws, {"type": "step", "data": {"message": 5}})
+        assert second["data"]["observation"]["text"] == '{"message": 5}'
+        assert second["data"]["observation"]["info"]["messages"] == 5
+        ws.send('{"type": "step", "data": {"message": "a\\ud800b"}}')
+        raw = ws.recv(timeout=10)
+        assert "\\ud800" in raw and json.loads(raw)["data"]["observation"]["text"] == "a\ud800b"
+        done = ask(ws, {"type": "step", "data": {"message": "bye"}})
+        assert done["data"]["done"] is True
+        assert "episode is over" in error_of(ask(ws, {"type": "step", "data": {"message": "x"}}))[1]
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ("raises", "step() raised 'RuntimeError: the env broke on boom"),
+        ("exits", "SystemExit: it called sys.exit(3)"),
+        ("wrong_shape", "step() returned ('only', 'three', 'things')"),
+    ],
+)
+def test_an_env_that_misbehaves_gets_an_error_frame(
+    odd: serve_process.Server, env: str, expected: str
+) -> None:
+    with websockets_sync.connect(odd.ws_url) as ws:
+        ask(ws, {"type": "reset", "data": {"env_config": {"name": env}}})
+        code, message = error_of(ask(ws, {"type": "step", "data": {"message": "boom"}}))
+        assert code == "EXECUTION_ERROR" and expected in message
+        assert "send a reset" in error_of(ask(ws, {"type": "step", "data": {"message": "x"}}))[1]
+        assert ask(ws, {"type": "reset", "data": {"env_config": {"name": "echo"}}})["type"] == (
+            "observation"
+        )
+
+
+def test_a_blocking_env_blocks_no_other_session(odd: serve_process.Server) -> None:
+    """One env sleeps 1 s inside its coroutine; another session plays 20 steps meanwhile."""
+    slow = _connect(odd.ws_url)
+    ask(slow, {"type": "reset", "data": {"env_config": {"name": "blocks_loop"}}})
+    answers: list[dict[str, Any]] = []
+    blocked = threading.Thread(
+        target=lambda: answers.append(ask(slow, {"type": "step", "data": {"message": "1"}}))
+    )
+    blocked.start()
+    time.sleep(0.2)
+    with websockets_sync.connect(odd.ws_url) as fast:
+        started = time.monotonic()
+        ask(fast, {"type": "reset", "data": {"env_config": {"name": "echo"}}})
+        for turn in range(20):
+            ask(fast, {"type": "step", "data": {"message": f"turn {turn}"}})
+        assert time.monotonic() - started < 0.7
+        assert answers == []  # the slow step is still sleeping
+    blocked.join(10)
+    assert answers[0]["data"]["observation"]["text"] == "slept 1.0"
+    slow.close()
+
+
+def test_a_hung_env_times_out_and_holds_its_slot_until_it_returns(
+    odd: serve_process.Server,
+) -> None:
+    with websockets_sync.connect(odd.ws_url) as ws:
+        ask(ws, {"type": "reset", "data": {"env_config": {"name": "hangs"}}})
+        code, message = error_of(ask(ws, {"type": "step", "data": {"message": "block"}}))
+        assert code == "EXECUTION_ERROR" and "did not return within 1.5 s" in message
+        assert ask(ws, {"type": "reset", "data": {"env_config": {"name": "echo"}}})["type"] == (
+            "observation"
+        )
+        assert get(odd, "/metadata")["stuck_envs"] >= 1
+        # an env that awaits forever is cancelled, and frees its worker at once
+        ask(ws, {"type": "reset", "data": {"env_config": {"name": "hangs"}}})
+        assert error_of(ask(ws, {"type": "step", "data": {"message": "wait"}}))[0] == (
+            "EXECUTION_ERROR"
+        )
+
+
+def test_a_client_that_vanishes_mid_step_leaves_the_server_serving(
+    odd: serve_process.Server,
+) -> None:
+    before = get(odd, "/metadata")["sessions"]
+    ws = _connect(odd.ws_url)
+    ask(ws, {"type": "reset", "data": {"env_config": {"name": "blocks_loop"}}})
+    ws.send(json.dumps({"type": "step", "data": {"message": "0.5"}}))
+    ws.socket.shutdown(socket.SHUT_RDWR)
+    ws.socket.close()
+    assert serve_process.wait_until(lambda: get(odd, "/metadata")["sessions"] == before)
+    with websockets_sync.connect(odd.ws_url) as again:
+        assert ask(again, {"type": "reset", "data": {"env_config": {"name": "echo"}}})["type"] == (
+            "observation"
+        )
+
+
+def test_a_bad_token_is_refused_before_any_env(tmp_path: Any) -> None:
+    server = serve_process.start("frozen_lake", "--token-env", "T", env={"T": "abc123"})
+    try:
+        with pytest.raises(Exception, match="401"):
+            websockets_sync.connect(server.ws_url)
+        with pytest.raises(Exception, match="401"):
+            websockets_sync.connect(server.ws_url, additional_headers={"Authorization": "Bearer x"})
+        auth = {"Authorization": "Bearer abc123"}
+        with websockets_sync.connect(server.ws_url, additional_headers=auth) as ws:
+            assert ask(ws, {"type": "reset", "data": {"seed": 0}})["type"] == "observation"
+        assert get(server, "/health") == {"status": "healthy"}  # for load balancers
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("no_such_env",), "unknown env 'no_such_env'"),
+        (("frozen_lake", "--set", "size=big"), "size: Input should be a valid integer"),
+        (("--set", "size=5"), "--set sets fields of the default env: give NAME too"),
+        (("frozen_lake", "--token-env", "SWIFT_GYM_TEST_UNSET"), "the variable is unset or empty"),
+        (("frozen_lake", "--allow", "nope"), "unknown env 'nope'"),
+    ],
+)
+def test_usage_errors_exit_2(args: tuple[str, ...], expected: str) -> None:
+    result = serve_process.run_command(*args)
+    assert result.returncode == 2, result.stderr
+    assert expected in result.stderr
+
+
+def test_a_port_in_use_is_a_usage_error(lake: serve_process.Server) -> None:
+    result = serve_process.run_command("frozen_lake", "--port", str(lake.port))
+    assert result.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{lake.port}" in result.stderr
+
+
+def test_sigterm_stops_the_server_with_143() -> None:
+    server = serve_process.start("frozen_lake")
+    ws = _connect(server.ws_url)
+    ask(ws, {"type": "reset", "data": {"seed": 0}})
+    assert server.stop(signal.SIGTERM) == 143
+    ws.close()
