@@ -70,3 +70,28 @@ def test_a_bad_served_config_and_a_missing_token_are_clear(
     monkeypatch.setenv("LAKE_TOKEN", "wrong")
     with pytest.raises(Exception, match="401"):
         asyncio.run(swift_gym.make({**row, "env_config": None}).reset())
+
+
+def test_dataset_remote_rows_play_through_eval(lake: serve_process.Server, tmp_path: Any) -> None:
+    """The user's route: `swift-gym dataset NAME --remote URL`, then `swift-gym eval --dataset`."""
+    from cli_runner import run
+
+    rows = tmp_path / "remote.jsonl"
+    made = run("dataset", "frozen_lake", "-n", "6", "--set", "size=5", "--remote", lake.url,
+               "-o", str(rows))  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    trajectories = tmp_path / "played.jsonl"
+    token = {"LAKE_TOKEN": "lake-s3cret"}
+    result = run("eval", "--dataset", str(rows), "--set", "token_env=LAKE_TOKEN",
+                 "--policy", "random", "-o", str(trajectories), env=token)  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    import json
+
+    records = [json.loads(line) for line in trajectories.read_text().splitlines()]
+    assert [record["env"] for record in records] == ["openenv"] * 6
+    assert [record["seed"] for record in records] == list(range(6))
+    for record in records:
+        assert record["status"] != "error", record["error"]
+        assert "You are playing FrozenLake" in record["system_prompt"]  # from the server
+        assert record["observation"].count("\n") >= 5  # the 5x5 map, as text, not JSON
+        assert all("status" in turn["info"] for turn in record["turns"])
