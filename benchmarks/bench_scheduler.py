@@ -58,11 +58,12 @@ SWIFT_GYM_WHY = (
     "gym_scheduler drops info, and there swift-gym's env costs what the baseline env does"
 )
 WRITING_WHY = (
-    "each finished episode is kept turn by turn, then becomes one JSON line (the whole record: "
-    "system prompt, every reply, observation and info; msgspec encodes it) and one os.write, "
-    "all on the event loop. This engine answers in zero time, so the scheduler's own work is "
-    "all there is to compare with; in training each turn waits milliseconds or more for the "
-    "model, next to which the same tens of microseconds per episode vanish"
+    "each turn is encoded to JSON as it ends (msgspec), and each finished episode becomes one "
+    "line (the system prompt, first observation and reset info, the encoded turns spliced in) "
+    "and one os.write, all on the event loop. This engine answers in zero time, so the "
+    "scheduler's own work is all there is to compare with; in training each turn waits "
+    "milliseconds or more for the model, next to which the same tens of microseconds per "
+    "episode vanish"
 )
 ROW = {"action_parsing": "upstream"}
 """As in bench_env_speed: the example's parsing rule, so both envs play the same episodes."""

@@ -364,3 +364,32 @@ def test_a_line_reads_back_as_json_text_writes_it_with_or_without_msgspec() -> N
         assert line.endswith(b"\n") and line.count(b"\n") == 1
         assert json.loads(line) == json.loads(dumps(record))
     assert json.loads(trajectory_log.encoded_line(odd))["system_prompt"] == "lone \udc80"
+
+
+def encoded_turns(ep: dict[str, Any], rewards: list[float], done: bool) -> dict[str, Any]:
+    """`ep` as the scheduler keeps it: each turn encoded as it ended, no `played`."""
+    played = ep.pop("played")
+    last = len(played)
+    steps = zip(played, rewards, ep["step_infos"], strict=True)
+    ep["turns"] = [
+        trajectory_log.encoded_turn(n, reply, obs, reward, done and n == last, info)
+        for n, ((reply, obs), reward, info) in enumerate(steps, 1)
+    ]
+    return ep
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{}, {"played": [("lone \ud800", "obs")], "step_infos": [INFO]}, {"system_prompt": "\udc80"}],
+)
+def test_turns_encoded_as_they_end_write_the_same_line(tmp_path: Path, changes: Any) -> None:
+    # the scheduler encodes each turn when it ends; the line must be the one built at the end
+    rewards = REWARDS[: len(episode(**changes)["played"])]
+    TrajectoryLog(str(tmp_path / "built")).episode_finished(episode(**changes), rewards, 1.0, True)
+    kept = encoded_turns(episode(**changes), rewards, True)
+    TrajectoryLog(str(tmp_path / "kept")).episode_finished(kept, rewards, 1.0, True)
+    (built,), (encoded,) = lines_of(tmp_path / "built"), lines_of(tmp_path / "kept")
+    for record in (built, encoded):
+        record["training"].pop("time")
+    assert encoded == built
+    assert encoded["num_turns"] == len(rewards) and encoded["turns"][-1]["done"]

@@ -20,7 +20,7 @@ import os
 from copy import deepcopy
 from typing import Any
 
-from .trajectory_log import TrajectoryLog, calling_trainer
+from .trajectory_log import TrajectoryLog, calling_trainer, encoded_turn
 
 logger = logging.getLogger("swift_gym")
 
@@ -179,9 +179,10 @@ def make_scheduler_class(base: type) -> type:
             record = self._records[uuid]
             info = jsonable(info)
             record["step_infos"].append(info)
-            if self._trajectories is not None:  # atomic pairs: garbage collection skips them
+            if self._trajectories is not None:  # encoded now, while all of it is fresh
                 reply = request.messages[-1].get("content") if request.messages else None
-                record["played"].append((reply, observation))
+                turns = record["turns"]
+                turns.append(encoded_turn(len(turns) + 1, reply, observation, reward, done, info))
             infos = self._rollout_infos(uuid, done)
             if done or (self.max_turns and current_turn >= self.max_turns):
                 self._finished(uuid, done)
@@ -224,7 +225,7 @@ def make_scheduler_class(base: type) -> type:
 
 
 def _new_record(env_name: Any) -> dict[str, Any]:
-    return {"env": env_name, "reset_info": None, "step_infos": [], "error": None, "played": []}
+    return {"env": env_name, "reset_info": None, "step_infos": [], "error": None, "turns": []}
 
 
 async def _close_quietly(env: Any, timeout: float | None = None) -> None:
