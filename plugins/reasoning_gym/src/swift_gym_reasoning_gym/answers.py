@@ -1,0 +1,77 @@
+"""Reading the model's answer: its reply's text, and what its `<answer>` tags hold.
+
+`extract_answer` gives the same answer as reasoning-gym's `reasoning_gym.utils.extract_answer`
+(the last `<answer>...</answer>` pair, found left to right, stripped; tested against it) in
+linear time: reasoning-gym's lazy regex costs quadratic time on a reply with many opening tags
+and no closing one, and a reply is untrusted. Replies over `MAX_REPLY_CHARS` and answers over
+`MAX_ANSWER_CHARS` are not scored (a scorer may parse its answer with sympy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+OPEN, CLOSE = "<answer>", "</answer>"
+MAX_REPLY_CHARS = 1_000_000
+MAX_ANSWER_CHARS = 20_000
+
+
+def reply_text(messages: Any) -> str:
+    """The text of the newest assistant reply in `messages`; "" when there is none.
+
+    Accepts a list of chat messages (the last is the reply), a bare string, content as a string,
+    None or a list of parts (`{"type": "text", "text": ...}`; other parts are skipped).
+    """
+    if isinstance(messages, str):
+        return messages
+    if not isinstance(messages, (list, tuple)) or not messages:
+        return ""
+    last = messages[-1]
+    if isinstance(last, str):
+        return last
+    if not isinstance(last, Mapping) or last.get("role", "assistant") != "assistant":
+        return ""
+    content = last.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, (list, tuple)):
+        return ""
+    texts = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, Mapping) and part.get("type", "text") == "text":
+            text = part.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+    return "\n".join(texts)
+
+
+def extract_answer(text: str) -> str | None:
+    """The stripped content of the last `<answer>...</answer>` pair of `text`, or None."""
+    found = None
+    position = 0
+    while True:
+        start = text.find(OPEN, position)
+        end = -1 if start < 0 else text.find(CLOSE, start + len(OPEN))
+        if end < 0:
+            return None if found is None else found.strip()
+        found = text[start + len(OPEN) : end]
+        position = end + len(CLOSE)
+
+
+def read_answer(text: str) -> tuple[str | None, bool, str | None]:
+    """(answer, whether to score it, a note for the model) of one reply.
+
+    No tag gives None, scored as reasoning-gym scores a missing answer (0 for every task); an
+    oversized reply or answer is not scored at all (reward 0), with a note saying why.
+    """
+    if len(text) > MAX_REPLY_CHARS:
+        return None, False, f"the reply is longer than {MAX_REPLY_CHARS:,} characters"
+    answer = extract_answer(text)
+    if answer is None:
+        return None, True, "no <answer>...</answer> tag was found"
+    if len(answer) > MAX_ANSWER_CHARS:
+        return None, False, f"the answer is longer than {MAX_ANSWER_CHARS:,} characters"
+    return answer, True, None

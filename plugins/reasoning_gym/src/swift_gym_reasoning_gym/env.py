@@ -1,0 +1,209 @@
+"""`ReasoningGymEnv`: one reasoning-gym task as a swift-gym env, scored by reasoning-gym.
+
+Reset plays the item the episode's seed picks (see `items`) and shows its question; each step
+reads the reply's `<answer>...</answer>` and scores it with the task's own `score_answer`.
+With `attempts` above 1, a wrong answer is told its score (never the answer) and gets another
+turn. reasoning-gym runs in a worker thread: a sudoku or zebra puzzle takes up to a second to
+make, and the event loop must not wait for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from swift_gym import Env, EnvConfig, InvalidConfigError
+from swift_gym.errors import ConfigProblem
+
+from .answers import read_answer, reply_text
+from .derive import ReasoningGymConfig
+from .ids import VERIFIER_SCORED, env_name
+from .items import item_for, score
+from .rejections import rejection_problems
+
+SEED_DRAW = 2**63
+"""Seeds drawn for an episode without one (shown in info, so it can be replayed)."""
+OVER = "The episode is over; no more answers are scored. Start a new episode."
+
+
+class ReasoningGymEnv(Env):
+    """A reasoning-gym task: one question, `attempts` answers, reasoning-gym's score as reward.
+
+    Each task's class (made in `envs`) sets `task` and its derived `config_model`.
+    """
+
+    task: ClassVar[str] = ""
+    config_model: ClassVar[type[EnvConfig]] = ReasoningGymConfig
+    config: ReasoningGymConfig
+
+    def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
+        super().__init__(env_config)
+        from reasoning_gym.utils import SYSTEM_PROMPTS
+
+        config = self.config
+        self.system_prompt: str = config.system_prompt or SYSTEM_PROMPTS[config.system_prompt_style]
+        self._rng = random.Random()  # seeds of seedless episodes only; never the global one
+        self._dataset: Any = None
+        self._entry: dict[str, Any] | None = None
+        self._seed: int | None = None
+        self._where: dict[str, Any] = {}
+        self._attempt = 0
+        self._done = False
+        self._solved = False
+        self._best = 0.0
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        """Start an episode on the item of the config's seed (a drawn one without). `request` is
+        not used. A config reasoning-gym refuses only when it builds the dataset (word_ladder's
+        size, composite's tasks) raises InvalidConfigError here."""
+        await self._start()
+        info = {"status": "reset", "step": 0, **self._where, "attempts": self.config.attempts}
+        return self._question(), info, self.system_prompt
+
+    async def _start(self) -> None:
+        seed = self.config.seed if self.config.seed is not None else self._rng.randrange(SEED_DRAW)
+        try:
+            found = await asyncio.to_thread(item_for, self.config, seed)
+        except Exception as error:  # the dataset's constructor refused the config
+            problems = rejection_problems(
+                error, self.task, type(self.config)._field_names(), self.config
+            )
+            raise InvalidConfigError(
+                self._label(),
+                [ConfigProblem(f or "env_config", r, v, has_value=bool(f)) for f, r, v in problems],
+            ) from None
+        self._dataset, self._entry, dataset_seed, index = found
+        self._seed = seed
+        self._where = {
+            "task": self.task,
+            "seed": seed,
+            "dataset_seed": dataset_seed,
+            "index": index,
+        }
+        self._attempt, self._done, self._solved, self._best = 0, False, False, 0.0
+
+    def _label(self) -> str:
+        name = self.env_config.get("name")
+        return name if isinstance(name, str) else env_name(self.task)
+
+    def _question(self) -> str:
+        question = self._entry.get("question") if self._entry else None
+        return question if isinstance(question, str) else str(question)
+
+    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+        """Score the answer in `messages[-1]`; the episode ends at a score of 1.0 or when the
+        attempts are used up. The reward is the final answer's score, given on the last step
+        (earlier steps earn 0), so an episode's total is the score of its last answer."""
+        if self._entry is None:
+            await self._start()
+        if self._done:
+            return OVER, 0.0, True, self._info("episode_over", 0.0, None, None)
+        answer, scorable, note = read_answer(reply_text(messages))
+        if scorable:
+            value, error = await asyncio.to_thread(score, self._dataset, answer, self._entry)
+        else:
+            value, error = 0.0, None
+        self._attempt += 1
+        self._best = max(self._best, value)
+        self._solved = value >= 1.0
+        left = self.config.attempts - self._attempt
+        self._done = self._solved or left <= 0
+        status = "correct" if self._solved else ("no_answer" if answer is None else "wrong")
+        reward = value if self._done else 0.0
+        return (
+            self._feedback(value, left, note),
+            reward,
+            self._done,
+            self._info(status, value, error, note),
+        )
+
+    def _feedback(self, value: float, left: int, note: str | None) -> str:
+        """What the model reads after an answer: its score, never the stored answer."""
+        if self._solved:
+            return "Correct: the answer scored 1.0. The episode is over."
+        said = f"Not accepted ({note})" if note else "Not correct"
+        said += f": the answer scored {value:.3g} of 1.0."
+        if left <= 0:
+            return f"{said} No attempts are left; the episode is over."
+        plural = "s" * (left != 1)
+        return (
+            f"{said} You have {left} attempt{plural} left. Think again and reply with your "
+            "answer in <answer></answer> tags."
+        )
+
+    def _info(
+        self, status: str, value: float, error: str | None, note: str | None
+    ) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "status": status,
+            "step": self._attempt,
+            **self._where,
+            "score": value,
+            "attempt": self._attempt,
+            "attempts_left": max(0, self.config.attempts - self._attempt),
+            "metrics": {
+                "success": 1.0 if self._solved else 0.0,
+                "score": value,
+                "best_score": self._best,
+                "answered": 0.0 if status == "no_answer" else 1.0,
+            },
+        }
+        if note is not None:
+            info["note"] = note
+        if error is not None:
+            info["score_error"] = error
+        return info
+
+    async def close(self) -> None:
+        """Nothing to release (the datasets are shared); safe any number of times."""
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    def stored_answer(self) -> str | None:
+        """The current item's stored answer (None for verifier-scored items)."""
+        if self._entry is None:
+            raise RuntimeError("no episode yet: call reset() first")
+        answer = self._entry.get("answer")
+        return None if answer is None else str(answer)
+
+    def oracle_reply(self) -> str:
+        """The item's stored answer in `<answer>` tags; the five verifier-scored tasks (and
+        composite items drawn from them) store none, and raise NotImplementedError."""
+        answer = self.stored_answer()
+        if answer is None:
+            raise NotImplementedError(
+                f"reasoning-gym's {self.task} stores no answer for this item (a verifier scores "
+                "any valid one), so there is no oracle"
+            )
+        if self._done:
+            raise RuntimeError("the episode is over: call reset() before asking for an answer")
+        return f"<answer>{answer}</answer>"
+
+
+class VerifierScoredEnv(ReasoningGymEnv):
+    """A task whose items store no answer (boxnet, graph_color, propositional_logic,
+    rubiks_cube, rush_hour): scored by reasoning-gym's verifier, no oracle."""
+
+    def oracle_reply(self) -> str:
+        raise NotImplementedError(
+            f"reasoning-gym's {self.task} is verifier-scored and stores no answer: no oracle"
+        )
+
+
+def env_class(task: str, name: str) -> type[ReasoningGymEnv]:
+    """The env class of `task`, named `name`, with its derived config model."""
+    from .derive import config_model
+
+    base = VerifierScoredEnv if task in VERIFIER_SCORED else ReasoningGymEnv
+    namespace = {
+        "task": task,
+        "config_model": config_model(task),
+        "__module__": "swift_gym_reasoning_gym.envs",
+        "__qualname__": name,
+        "__doc__": f"reasoning-gym's {task} task as a swift-gym env ({env_name(task)}).",
+    }
+    return type(name, (base,), namespace)

@@ -1,0 +1,106 @@
+"""Which item an episode plays, the datasets that hold them, and every call into reasoning-gym.
+
+An episode's `seed` n plays item n of reasoning-gym's own endless stream, `ReseedingDataset`:
+the dataset built with `seed = dataset_seed + n // size` (mod 2**32) and the config's `size`,
+at index `n % size`. Consecutive seeds share one build, so a run over seeds 0..N builds
+N / size datasets, and every seed is its own item (no wrap-around at `size`).
+
+Built datasets are cached per (task, config, dataset seed) in the process, at most
+`MAX_DATASETS`, least recently used first out: some builds cost (arc_agi and group_anagrams load
+data files, about 0.5 s; acre makes all `size` puzzles up front).
+
+Every call into reasoning-gym (building, generating, scoring) holds one lock and leaves the
+global `random` and numpy states as it found them: list_functions draws from the global
+`random` when its dataset is built, and pool_matrix seeds numpy's global generator for each
+item, so two of its items made at once in two threads would not be reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .derive import ReasoningGymConfig
+
+MAX_DATASETS = 16
+SEED_WRAP = 2**32
+PER_EPISODE = frozenset({"name", "seed", "attempts", "system_prompt", "system_prompt_style"})
+"""Config fields that do not change the dataset (so do not split the cache)."""
+
+T = TypeVar("T")
+
+_lock = threading.RLock()
+_datasets: OrderedDict[tuple[str, str, int], Any] = OrderedDict()
+
+
+def locate(config: ReasoningGymConfig, seed: int) -> tuple[int, int]:
+    """(dataset seed, index) of episode `seed`: ReseedingDataset's chunk and position."""
+    chunk, index = divmod(seed, config.size)
+    return (config.dataset_seed + chunk) % SEED_WRAP, index
+
+
+def guarded(call: Callable[[], T]) -> T:
+    """`call()` under the lock, with the global `random` (and numpy's, if loaded) restored."""
+    with _lock:
+        state = random.getstate()
+        numpy = sys.modules.get("numpy")
+        numpy_state = numpy.random.get_state() if numpy is not None else None
+        try:
+            return call()
+        finally:
+            random.setstate(state)
+            if numpy_state is not None:
+                numpy.random.set_state(numpy_state)
+
+
+def dataset_for(config: ReasoningGymConfig, dataset_seed: int) -> Any:
+    """The built dataset of `config` with `dataset_seed`, from the cache or built now."""
+    key = (config.task, config.model_dump_json(exclude=set(PER_EPISODE)), dataset_seed)
+    with _lock:
+        found = _datasets.get(key)
+        if found is not None:
+            _datasets.move_to_end(key)
+            return found
+
+        def build() -> Any:
+            from reasoning_gym.factory import DATASETS
+
+            dataset_class, _ = DATASETS[config.task]
+            return dataset_class(config=config.dataclass_config(dataset_seed))
+
+        dataset = guarded(build)
+        _datasets[key] = dataset
+        while len(_datasets) > MAX_DATASETS:
+            _datasets.popitem(last=False)
+        return dataset
+
+
+def item_for(config: ReasoningGymConfig, seed: int) -> tuple[Any, dict[str, Any], int, int]:
+    """(dataset, item, dataset seed, index) of episode `seed`."""
+    dataset_seed, index = locate(config, seed)
+    dataset = dataset_for(config, dataset_seed)
+    entry = guarded(lambda: dataset[index])
+    return dataset, entry, dataset_seed, index
+
+
+def score(dataset: Any, answer: str | None, entry: dict[str, Any]) -> tuple[float, str | None]:
+    """(reasoning-gym's score of `answer`, or 0.0; the scorer's error, if it raised)."""
+    try:
+        value = guarded(lambda: dataset.score_answer(answer, entry))
+        result = float(value)
+    except Exception as error:  # a scorer that chokes on garbage (prime_factorization's int())
+        return 0.0, f"{type(error).__name__}"
+    if not math.isfinite(result):
+        return 0.0, "non-finite score"
+    return min(1.0, max(0.0, result)), None
+
+
+def clear_cache() -> None:
+    """Forget every built dataset (tests, and a process that wants its memory back)."""
+    with _lock:
+        _datasets.clear()
