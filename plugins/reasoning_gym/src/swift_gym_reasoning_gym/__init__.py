@@ -24,7 +24,18 @@ _EXPORTS = {
     "extract_answer": "answers",
 }
 
-__all__ = [*sorted(_EXPORTS), "__version__"]
+__all__ = [
+    "ENV_NAMES",
+    "TASKS",
+    "VERIFIER_SCORED",
+    "ReasoningGymConfig",
+    "ReasoningGymEnv",
+    "VerifierScoredEnv",
+    "__version__",
+    "config_model",
+    "env_class",
+    "extract_answer",
+]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ import functools
 import typing
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, create_model, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from swift_gym import EnvConfig
@@ -41,6 +41,16 @@ MAX_PROMPT_CHARS = 20_000
 
 RENAMED = {"seed": "dataset_seed"}
 """Dataclass field -> model field, where swift-gym's own name wins."""
+
+OVERRIDES: dict[tuple[str, str], tuple[Any, Any]] = {
+    ("rearc", "diff_lb"): (float, 0.0),
+    ("rearc", "diff_ub"): (float, 0.2),
+    ("intermediate_integration", "symbols"): (tuple[str, ...], ("x",)),
+}
+"""(annotation, default) where a dataclass's annotation disagrees with its own default and use:
+rearc's difficulty bounds are `int` with the default 0.2 (fractions, used as floats), and
+intermediate_integration's `symbols: tuple = "x"` is a string that `rng.choice` draws from
+(`("x",)` draws the same). Tested: the derived defaults make the same items as reasoning-gym's."""
 
 
 def _system_prompt_styles() -> tuple[str, ...]:
@@ -198,19 +208,25 @@ def nested_model(cls: type) -> Translated:
 
 
 def _plain_default(part: Translated, default: Any) -> Any:
+    """A dataclass default as a value of the field's own type (checked against its bounds)."""
     if dataclasses.is_dataclass(default) and not isinstance(default, type):
         model = part.annotation
-        return model(
-            **{f.name: _plain(getattr(default, f.name)) for f in dataclasses.fields(default)}
-        )
-    return _plain(default)
+        fields = dataclasses.fields(default)
+        return model(**{field.name: _plain(getattr(default, field.name)) for field in fields})
+    return TypeAdapter(part.annotation).validate_python(_plain(default))
 
 
 def _model_field(
-    field: dataclasses.Field[Any], annotation: Any, cls: type, comments: dict[str, str]
+    task: str,
+    field: dataclasses.Field[Any],
+    annotation: Any,
+    cls: type,
+    comments: dict[str, str],
 ) -> tuple[str, Any, Any]:
     """(model field name, (annotation, Field), converter) of one dataclass field."""
     default = _default(field)
+    if (task, field.name) in OVERRIDES:
+        annotation, default = OVERRIDES[task, field.name]
     has_default = default is not dataclasses.MISSING
     name = RENAMED.get(field.name, field.name)
     doc = comments.get(field.name)
@@ -256,7 +272,7 @@ def config_model(task: str) -> type[ReasoningGymConfig]:
         if not field.init:
             continue
         try:
-            name, definition, convert = _model_field(field, hints[field.name], cls, comments)
+            name, definition, convert = _model_field(task, field, hints[field.name], cls, comments)
         except UnsupportedField as error:
             raise UnsupportedField(f"{task}.{field.name}: {error}") from None
         if name in reserved:

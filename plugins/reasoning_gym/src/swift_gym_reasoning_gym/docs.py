@@ -44,7 +44,7 @@ def field_comments(cls: type) -> dict[str, str]:
                     found.setdefault(token.string, " ".join(above))
                 above = []
                 continue
-        if token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
-            if token.start[0] not in line_field:
-                above = []
+        layout = token.type in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+        if not layout and token.start[0] not in line_field:
+            above = []
     return {name: text[:MAX_DOC_CHARS] for name, text in found.items() if text}

@@ -23,8 +23,6 @@ from .ids import VERIFIER_SCORED, env_name
 from .items import item_for, score
 from .rejections import rejection_problems
 
-SEED_DRAW = 2**63
-"""Seeds drawn for an episode without one (shown in info, so it can be replayed)."""
 OVER = "The episode is over; no more answers are scored. Start a new episode."
 
 
@@ -55,15 +53,17 @@ class ReasoningGymEnv(Env):
         self._best = 0.0
 
     async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
-        """Start an episode on the item of the config's seed (a drawn one without). `request` is
-        not used. A config reasoning-gym refuses only when it builds the dataset (word_ladder's
+        """Start an episode on the item of the config's seed; without one, on a random item of
+        the first dataset build (`seed` below `size`, shown in info). `request` is not used. A config reasoning-gym refuses only when it builds the dataset (word_ladder's
         size, composite's tasks) raises InvalidConfigError here."""
         await self._start()
         info = {"status": "reset", "step": 0, **self._where, "attempts": self.config.attempts}
         return self._question(), info, self.system_prompt
 
     async def _start(self) -> None:
-        seed = self.config.seed if self.config.seed is not None else self._rng.randrange(SEED_DRAW)
+        seed = self.config.seed
+        if seed is None:  # an item of the first build, at random (one build, cached)
+            seed = self._rng.randrange(self.config.size)
         try:
             found = await asyncio.to_thread(item_for, self.config, seed)
         except Exception as error:  # the dataset's constructor refused the config

@@ -9,6 +9,9 @@ Built datasets are cached per (task, config, dataset seed) in the process, at mo
 `MAX_DATASETS`, least recently used first out: some builds cost (arc_agi and group_anagrams load
 data files, about 0.5 s; acre makes all `size` puzzles up front).
 
+Items are cached too (at most `MAX_ITEMS`, each handed out as a deep copy): GRPO plays each
+seed several times in a row, and some items take a second to make (knight_swap, zebra_puzzles).
+
 Every call into reasoning-gym (building, generating, scoring) holds one lock and leaves the
 global `random` and numpy states as it found them: list_functions draws from the global
 `random` when its dataset is built, and pool_matrix seeds numpy's global generator for each
@@ -17,6 +20,7 @@ item, so two of its items made at once in two threads would not be reproducible.
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 import sys
@@ -28,6 +32,7 @@ from typing import Any, TypeVar
 from .derive import ReasoningGymConfig
 
 MAX_DATASETS = 16
+MAX_ITEMS = 1024
 SEED_WRAP = 2**32
 PER_EPISODE = frozenset({"name", "seed", "attempts", "system_prompt", "system_prompt_style"})
 """Config fields that do not change the dataset (so do not split the cache)."""
@@ -36,6 +41,7 @@ T = TypeVar("T")
 
 _lock = threading.RLock()
 _datasets: OrderedDict[tuple[str, str, int], Any] = OrderedDict()
+_items: OrderedDict[tuple[tuple[str, str, int], int], dict[str, Any]] = OrderedDict()
 
 
 def locate(config: ReasoningGymConfig, seed: int) -> tuple[int, int]:
@@ -58,9 +64,13 @@ def guarded(call: Callable[[], T]) -> T:
                 numpy.random.set_state(numpy_state)
 
 
+def _key(config: ReasoningGymConfig, dataset_seed: int) -> tuple[str, str, int]:
+    return (config.task, config.model_dump_json(exclude=set(PER_EPISODE)), dataset_seed)
+
+
 def dataset_for(config: ReasoningGymConfig, dataset_seed: int) -> Any:
     """The built dataset of `config` with `dataset_seed`, from the cache or built now."""
-    key = (config.task, config.model_dump_json(exclude=set(PER_EPISODE)), dataset_seed)
+    key = _key(config, dataset_seed)
     with _lock:
         found = _datasets.get(key)
         if found is not None:
@@ -83,9 +93,17 @@ def dataset_for(config: ReasoningGymConfig, dataset_seed: int) -> Any:
 def item_for(config: ReasoningGymConfig, seed: int) -> tuple[Any, dict[str, Any], int, int]:
     """(dataset, item, dataset seed, index) of episode `seed`."""
     dataset_seed, index = locate(config, seed)
-    dataset = dataset_for(config, dataset_seed)
-    entry = guarded(lambda: dataset[index])
-    return dataset, entry, dataset_seed, index
+    item_key = (_key(config, dataset_seed), index)
+    with _lock:
+        dataset = dataset_for(config, dataset_seed)
+        entry = _items.get(item_key)
+        if entry is None:
+            entry = _items[item_key] = guarded(lambda: dataset[index])
+            while len(_items) > MAX_ITEMS:
+                _items.popitem(last=False)
+        else:
+            _items.move_to_end(item_key)
+        return dataset, copy.deepcopy(entry), dataset_seed, index
 
 
 def score(dataset: Any, answer: str | None, entry: dict[str, Any]) -> tuple[float, str | None]:
@@ -104,3 +122,4 @@ def clear_cache() -> None:
     """Forget every built dataset (tests, and a process that wants its memory back)."""
     with _lock:
         _datasets.clear()
+        _items.clear()
