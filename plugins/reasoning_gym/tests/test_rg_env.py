@@ -48,7 +48,7 @@ async def test_seedless_episodes_draw_an_item_and_say_which():
     env = make("chain_sum", size=50)
     _, info, _ = await env.reset()
     assert 0 <= info["seed"] < 50
-    observation, again = await question("chain_sum", size=50, seed=info["seed"])
+    observation, _ = await question("chain_sum", size=50, seed=info["seed"])
     assert observation == env._question()
 
 

@@ -54,8 +54,11 @@ class ReasoningGymEnv(Env):
 
     async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
         """Start an episode on the item of the config's seed; without one, on a random item of
-        the first dataset build (`seed` below `size`, shown in info). `request` is not used. A config reasoning-gym refuses only when it builds the dataset (word_ladder's
-        size, composite's tasks) raises InvalidConfigError here."""
+        the first dataset build (`seed` below `size`, shown in info). `request` is not used.
+
+        A config that reasoning-gym refuses only when it builds the dataset (composite's tasks'
+        own configs) raises InvalidConfigError here.
+        """
         await self._start()
         info = {"status": "reset", "step": 0, **self._where, "attempts": self.config.attempts}
         return self._question(), info, self.system_prompt
