@@ -19,6 +19,7 @@ from swift_gym.errors import ConfigProblem
 
 from .answers import read_answer, reply_text
 from .derive import ReasoningGymConfig
+from .guard import refusal
 from .ids import VERIFIER_SCORED, env_name
 from .items import item_for, score
 from .rejections import rejection_problems
@@ -87,6 +88,14 @@ class ReasoningGymEnv(Env):
         }
         self._attempt, self._done, self._solved, self._best = 0, False, False, 0.0
 
+    def _scorer_task(self) -> str:
+        """The task whose scorer scores this item (composite forwards to its item's task)."""
+        if self.task == "composite" and self._entry is not None:
+            metadata = self._entry.get("metadata")
+            source = metadata.get("source_dataset") if isinstance(metadata, dict) else None
+            return source if isinstance(source, str) else self.task
+        return self.task
+
     def _label(self) -> str:
         name = self.env_config.get("name")
         return name if isinstance(name, str) else env_name(self.task)
@@ -104,6 +113,9 @@ class ReasoningGymEnv(Env):
         if self._done:
             return OVER, 0.0, True, self._info("episode_over", 0.0, None, None)
         answer, scorable, note = read_answer(reply_text(messages))
+        refused = refusal(self._scorer_task(), answer, self._entry) if scorable else None
+        if refused is not None:  # a scorer that would run the answer as code: not called
+            scorable, note = False, refused
         if scorable:
             value, error = await asyncio.to_thread(score, self._dataset, answer, self._entry)
         else:
@@ -114,6 +126,8 @@ class ReasoningGymEnv(Env):
         left = self.config.attempts - self._attempt
         self._done = self._solved or left <= 0
         status = "correct" if self._solved else ("no_answer" if answer is None else "wrong")
+        if refused is not None:
+            status = "refused"
         reward = value if self._done else 0.0
         return (
             self._feedback(value, left, note),
