@@ -140,10 +140,8 @@ def test_eval_oracle_succeeds_always_where_it_is_exact(task, sets, tmp_path):
 def test_eval_of_a_verifier_scored_task_says_it_has_no_oracle_and_plays_random(tmp_path):
     result = swift_gym_command("eval", "reasoning_gym.rush_hour", "--policy", "oracle", "-n", "2",
                                cwd=tmp_path)  # fmt: skip
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "RushHourEnv has no oracle: reasoning-gym's rush_hour is verifier-scored" in (
-        result.stdout
-    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "has no oracle policy: RushHourEnv does not define oracle_reply()" in result.stderr
     out = tmp_path / "random.jsonl"
     result = swift_gym_command(
         "eval", "reasoning_gym.rush_hour", "--policy", "random", "-n", "4", "-o", str(out),

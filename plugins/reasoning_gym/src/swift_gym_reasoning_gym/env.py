@@ -203,12 +203,13 @@ class ReasoningGymEnv(Env):
 
 class VerifierScoredEnv(ReasoningGymEnv):
     """A task whose items store no answer (boxnet, graph_color, propositional_logic,
-    rubiks_cube, rush_hour): scored by reasoning-gym's verifier, no oracle."""
+    rubiks_cube, rush_hour): scored by reasoning-gym's verifier, no oracle.
 
-    def oracle_reply(self) -> str:
-        raise NotImplementedError(
-            f"reasoning-gym's {self.task} is verifier-scored and stores no answer: no oracle"
-        )
+    `oracle_reply` is `Env`'s own again, so `swift-gym info` says "oracle: no" and `swift-gym
+    eval --policy oracle` refuses before playing, as for any env without one.
+    """
+
+    oracle_reply = Env.oracle_reply
 
 
 def env_class(task: str, name: str) -> type[ReasoningGymEnv]:
