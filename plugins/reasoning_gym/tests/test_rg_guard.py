@@ -66,7 +66,7 @@ async def test_plain_answers_get_the_scorers_own_score(task, text):
     dataset, entry = items.item_for(env.config, 1)[:2]
     _, reward, _, info = await answer(task, 1, text)
     assert info["status"] != "refused"
-    assert reward == items.score(dataset, text, entry)[0]
+    assert reward == items.score(task, dataset, text, entry)[0]
 
 
 def test_the_expression_rules():

@@ -117,7 +117,9 @@ class ReasoningGymEnv(Env):
         if refused is not None:  # a scorer that would run the answer as code: not called
             scorable, note = False, refused
         if scorable:
-            value, error = await asyncio.to_thread(score, self._dataset, answer, self._entry)
+            value, error = await asyncio.to_thread(
+                score, self._scorer_task(), self._dataset, answer, self._entry
+            )
         else:
             value, error = 0.0, None
         self._attempt += 1

@@ -12,10 +12,13 @@ data files, about 0.5 s; acre makes all `size` puzzles up front).
 Items are cached too (at most `MAX_ITEMS`, each handed out as a deep copy): GRPO plays each
 seed several times in a row, and some items take a second to make (knight_swap, zebra_puzzles).
 
-Every call into reasoning-gym (building, generating, scoring) holds one lock and leaves the
-global `random` and numpy states as it found them: list_functions draws from the global
-`random` when its dataset is built, and pool_matrix seeds numpy's global generator for each
-item, so two of its items made at once in two threads would not be reproducible.
+Calls into reasoning-gym run in worker threads, side by side, except for the tasks that touch
+the global random state (`GLOBAL_RNG`): list_functions draws from the global `random` when its
+dataset is built, and pool_matrix seeds numpy's global generator for each item, so two of its
+items made at once in two threads would not be reproducible. Their calls run one at a time and
+leave the global `random` and numpy states as they found them. No lock is held while other
+tasks run, so a slow item (a large config) holds up only its own episode. The conformance kit's
+`global_rng` check, run over every task, is what says no other task needs this.
 """
 
 from __future__ import annotations
@@ -39,7 +42,11 @@ PER_EPISODE = frozenset({"name", "seed", "attempts", "system_prompt", "system_pr
 
 T = TypeVar("T")
 
-_lock = threading.RLock()
+GLOBAL_RNG = frozenset({"list_functions", "pool_matrix", "composite"})
+"""Tasks that touch the global `random` or numpy state (composite may hold either)."""
+
+_cache_lock = threading.Lock()  # the two caches only; never held while reasoning-gym runs
+_rng_lock = threading.RLock()  # one GLOBAL_RNG call at a time
 _datasets: OrderedDict[tuple[str, str, int], Any] = OrderedDict()
 _items: OrderedDict[tuple[tuple[str, str, int], int], dict[str, Any]] = OrderedDict()
 
@@ -50,9 +57,12 @@ def locate(config: ReasoningGymConfig, seed: int) -> tuple[int, int]:
     return (config.dataset_seed + chunk) % SEED_WRAP, index
 
 
-def guarded(call: Callable[[], T]) -> T:
-    """`call()` under the lock, with the global `random` (and numpy's, if loaded) restored."""
-    with _lock:
+def guarded(task: str, call: Callable[[], T]) -> T:
+    """`call()`; for a GLOBAL_RNG task, alone and with the global `random` (and numpy's, if
+    loaded) restored afterwards."""
+    if task not in GLOBAL_RNG:
+        return call()
+    with _rng_lock:
         state = random.getstate()
         numpy = sys.modules.get("numpy")
         numpy_state = numpy.random.get_state() if numpy is not None else None
@@ -68,48 +78,58 @@ def _key(config: ReasoningGymConfig, dataset_seed: int) -> tuple[str, str, int]:
     return (config.task, config.model_dump_json(exclude=set(PER_EPISODE)), dataset_seed)
 
 
+def _trim(cache: OrderedDict[Any, Any], limit: int) -> None:
+    while len(cache) > limit:
+        cache.popitem(last=False)
+
+
 def dataset_for(config: ReasoningGymConfig, dataset_seed: int) -> Any:
-    """The built dataset of `config` with `dataset_seed`, from the cache or built now."""
+    """The built dataset of `config` with `dataset_seed`, from the cache or built now (two
+    threads asking at once may both build it; the first one cached wins)."""
     key = _key(config, dataset_seed)
-    with _lock:
+    with _cache_lock:
         found = _datasets.get(key)
         if found is not None:
             _datasets.move_to_end(key)
             return found
 
-        def build() -> Any:
-            from reasoning_gym.factory import DATASETS
+    def build() -> Any:
+        from reasoning_gym.factory import DATASETS
 
-            dataset_class, _ = DATASETS[config.task]
-            return dataset_class(config=config.dataclass_config(dataset_seed))
+        dataset_class, _ = DATASETS[config.task]
+        return dataset_class(config=config.dataclass_config(dataset_seed))
 
-        dataset = guarded(build)
-        _datasets[key] = dataset
-        while len(_datasets) > MAX_DATASETS:
-            _datasets.popitem(last=False)
-        return dataset
+    dataset = guarded(config.task, build)
+    with _cache_lock:
+        dataset = _datasets.setdefault(key, dataset)
+        _datasets.move_to_end(key)
+        _trim(_datasets, MAX_DATASETS)
+    return dataset
 
 
 def item_for(config: ReasoningGymConfig, seed: int) -> tuple[Any, dict[str, Any], int, int]:
-    """(dataset, item, dataset seed, index) of episode `seed`."""
+    """(dataset, item, dataset seed, index) of episode `seed`; the item is the caller's copy."""
     dataset_seed, index = locate(config, seed)
     item_key = (_key(config, dataset_seed), index)
-    with _lock:
-        dataset = dataset_for(config, dataset_seed)
+    dataset = dataset_for(config, dataset_seed)
+    with _cache_lock:
         entry = _items.get(item_key)
-        if entry is None:
-            entry = _items[item_key] = guarded(lambda: dataset[index])
-            while len(_items) > MAX_ITEMS:
-                _items.popitem(last=False)
-        else:
+        if entry is not None:
             _items.move_to_end(item_key)
-        return dataset, copy.deepcopy(entry), dataset_seed, index
+    if entry is None:
+        entry = guarded(config.task, lambda: dataset[index])
+        with _cache_lock:
+            entry = _items.setdefault(item_key, entry)
+            _trim(_items, MAX_ITEMS)
+    return dataset, copy.deepcopy(entry), dataset_seed, index
 
 
-def score(dataset: Any, answer: str | None, entry: dict[str, Any]) -> tuple[float, str | None]:
+def score(
+    task: str, dataset: Any, answer: str | None, entry: dict[str, Any]
+) -> tuple[float, str | None]:
     """(reasoning-gym's score of `answer`, or 0.0; the scorer's error, if it raised)."""
     try:
-        value = guarded(lambda: dataset.score_answer(answer, entry))
+        value = guarded(task, lambda: dataset.score_answer(answer, entry))
         result = float(value)
     except Exception as error:  # a scorer that chokes on garbage (prime_factorization's int())
         return 0.0, f"{type(error).__name__}"
@@ -119,7 +139,7 @@ def score(dataset: Any, answer: str | None, entry: dict[str, Any]) -> tuple[floa
 
 
 def clear_cache() -> None:
-    """Forget every built dataset (tests, and a process that wants its memory back)."""
-    with _lock:
+    """Forget every built dataset and item (tests, and a process that wants its memory back)."""
+    with _cache_lock:
         _datasets.clear()
         _items.clear()
