@@ -11,7 +11,7 @@ instead of making the game fail or loop.
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -47,7 +47,7 @@ class TextArenaConfig(EnvConfig):
         ),
     )
     call_timeout: float = Field(
-        5.0,
+        30.0,
         gt=0.0,
         le=300.0,
         description="Seconds a game's reset or step may take before the episode is an error.",
@@ -85,7 +85,7 @@ class Game2048Config(TextArenaConfig):
 
 
 class BanditConfig(TextArenaConfig):
-    buttons: list[str] | None = Field(
+    buttons: list[Annotated[str, Field(max_length=20, pattern=r"^[a-z]+$")]] | None = Field(
         None, min_length=2, max_length=20, description="Button names, a-z (None: the id's)."
     )
     p_gap: float | None = Field(
@@ -106,7 +106,9 @@ class BlackjackConfig(TextArenaConfig):
 
 
 class CountdownConfig(TextArenaConfig):
-    numbers: list[int] | None = Field(None, min_length=2, max_length=8, description="Numbers")
+    numbers: list[Annotated[int, Field(ge=1, le=1000)]] | None = Field(
+        None, min_length=2, max_length=8, description="Numbers to combine, 1..1000 each."
+    )
     target: int | None = opt(1, 10**6, "The number to reach")
     max_turns: int | None = TURNS
 

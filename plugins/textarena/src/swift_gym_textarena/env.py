@@ -33,11 +33,18 @@ def make_game(ta_id: str, kwargs: Mapping[str, Any]) -> Any:
     """`ta.make(f"{ta_id}-raw", **kwargs)` for one of `TA_IDS`, never anything else."""
     if ta_id not in TA_IDS:
         raise ValueError(f"{ta_id!r} is not one of the TextArena ids this package wraps")
-    import textarena
+    import importlib
 
-    game = textarena.make(f"{ta_id}-raw", **kwargs)
-    sandbox.install()
-    return game
+    import textarena
+    from textarena.envs.registration import ENV_REGISTRY
+
+    raw_id = f"{ta_id}-raw"
+    entry_point = ENV_REGISTRY[raw_id].entry_point
+    if isinstance(entry_point, str):
+        with sandbox.keep_global_random():  # the game module's first import
+            importlib.import_module(entry_point.partition(":")[0])
+    sandbox.install()  # before the game is built: some bind `random.random` in __init__
+    return textarena.make(raw_id, **kwargs)
 
 
 class TextArenaEnv(Env):

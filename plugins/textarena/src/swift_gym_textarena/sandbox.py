@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextlib
 import contextvars
 import random as _random_module
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -83,7 +84,19 @@ async def preload() -> None:
 
 
 def _import_textarena() -> None:
-    import textarena  # noqa: F401
+    with keep_global_random():
+        import textarena  # noqa: F401
+
+
+@contextlib.contextmanager
+def keep_global_random() -> Iterator[None]:
+    """Restore the global `random` state afterwards: importing TextArena and its game modules
+    draws from it (their imports run outside any episode's proxy)."""
+    state = _random_module.getstate()
+    try:
+        yield
+    finally:
+        _random_module.setstate(state)
 
 
 class GameTimeout(RuntimeError):
