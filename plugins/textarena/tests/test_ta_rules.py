@@ -162,3 +162,12 @@ def test_the_random_policy_has_moves_in_the_game_format():
     env = swift_gym.make("textarena.Blackjack-v0")
     assert set(env.sample_replies()) == {"[Hit]", "[Stand]"}
     assert random.choice(env.sample_replies()).startswith("[")
+
+
+async def test_a_refused_move_repeats_a_state_shown_as_messages():
+    env = swift_gym.make("textarena.Blackjack-v0", seed=0)
+    observation, _, _ = await env.reset()
+    assert "Your hand:" in observation
+    refused, *_ = await env.step(say("[Fold]"))
+    assert "invalid move" in refused and "Your hand:" in refused
+    assert refused.endswith(observation)

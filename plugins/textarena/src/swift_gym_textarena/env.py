@@ -19,7 +19,7 @@ from swift_gym import Env, EnvConfig
 from . import sandbox
 from .config import TextArenaConfig
 from .ids import TA_IDS
-from .observations import Messages, render
+from .observations import Batch, Messages, render
 from .replies import reply_text
 
 OVER = "The episode is over; no more moves are taken. Start a new episode."
@@ -110,7 +110,7 @@ class TextArenaEnv(Env):
         game, (_, raw) = await self._call("reset", self._build_and_reset, seed)
         self._game, self._broken = game, False
         self._messages = Messages()
-        new, board = self._messages.take(raw)
+        batch = self._messages.take(raw)
         self._started, self._done = True, False
         self._turns = self._invalid = 0
         self._reward, self._ending = 0.0, {}
@@ -120,7 +120,7 @@ class TextArenaEnv(Env):
             "Only the bracketed move counts; an invalid move is told and may be retried once, "
             "a second one in a row ends the game."
         )
-        observation = render(self._messages, new, board, self.config.observation)
+        observation = render(self._messages, batch, self.config.observation)
         info = {"status": "reset", "turn": 0, "seed": seed, "ta_id": self.ta_id}
         return observation, info, self.system_prompt
 
@@ -141,12 +141,12 @@ class TextArenaEnv(Env):
                 f"Your reply has {len(text)} characters; at most {self.config.max_reply_chars} "
                 "are read. Answer briefly with your move in square brackets."
             )
-            observation = f"{event}\n\n{render(self._messages, [], None, 'current')}"
+            observation = f"{event}\n\n{render(self._messages, Batch(), 'current')}"
             return observation, 0.0, False, self._info("invalid_action", valid=False)
         text = text.encode("utf-8", "replace").decode("utf-8")  # no lone surrogates
         errors_before = getattr(self._game.state, "error_count", 0)
         done, (_, raw), ending = await self._call("step", self._play, self._game, text)
-        new, board = self._messages.take(raw)
+        batch = self._messages.take(raw)
         state = self._game.state
         errors = getattr(state, "error_count", 0)
         game_info = state.game_info.get(0, {}) if isinstance(state.game_info, dict) else {}
@@ -158,7 +158,7 @@ class TextArenaEnv(Env):
         if done:
             self._done = True
             reward = self._final_reward(ending)
-        observation = render(self._messages, new, board, self.config.observation)
+        observation = render(self._messages, batch, self.config.observation)
         if done:
             observation += "\n\n" + self._ending_text()
         status = "invalid_action" if invalid else ("game_over" if done else "ok")

@@ -22,7 +22,7 @@ SAMPLE_MOVES.update(
         "Blackjack": ("[Hit]", "[Stand]"),
         "Countdown": ("[0 1 +]", "[0 2 *]", "[1 3 -]", "[2 3 /]", "[0 5 +]"),
         "Crosswords": ("[0 0 A]", "[1 2 E]", "[2 1 S]", "[0 3 T]", "[0 0 A] [0 1 E] [1 0 S]"),
-        "Cryptarithm": ("[S 9]", "[E 5]", "[N 6]", "[D 7]", "[M 1]", "[O 0]", "[R 8]", "[Y 2]"),
+        "Cryptarithm": tuple(f"[{letter} {digit}]" for letter in "SENDMORY" for digit in range(10)),
         "FifteenPuzzle": ("[up]", "[down]", "[left]", "[right]"),
         "FrozenLake": ("[up]", "[down]", "[left]", "[right]"),
         "GuessTheNumber": tuple(f"[{n}]" for n in range(1, 21)),
