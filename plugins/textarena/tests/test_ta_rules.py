@@ -171,3 +171,14 @@ async def test_a_refused_move_repeats_a_state_shown_as_messages():
     refused, *_ = await env.step(say("[Fold]"))
     assert "invalid move" in refused and "Your hand:" in refused
     assert refused.endswith(observation)
+
+
+def test_each_id_config_defaults_to_what_textarena_registers():
+    from swift_gym_textarena.ids import GAME_IDS
+
+    for ids in GAME_IDS.values():
+        for ta_id, registered in ids.items():
+            config = env_class(ta_id).config_model()
+            assert config.game_kwargs() == dict(sorted(registered.items())), ta_id
+    tuned = env_class("Sudoku-v0-hard").config_model(clues=30)
+    assert tuned.game_kwargs() == {"clues": 30, "max_turns": 100}

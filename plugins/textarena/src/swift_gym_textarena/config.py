@@ -1,8 +1,9 @@
 """Config models: the fields every TextArena env shares, and each game's own arguments.
 
-Each game field defaults to None, meaning "what TextArena registers for this id" (the variant
-ids, `Sudoku-v0-hard`, are the same game with other arguments). A set field replaces that value
-in the `ta.make` call. Bounds keep every game small enough to build in well under a second, and
+Each id's config (games.py) has the values TextArena registers for that id as its defaults (the
+variant ids, `Sudoku-v0-hard`, are the same game with other arguments); a field the id does not
+register defaults to None, the game's own default. The non-None values go to `ta.make`.
+Bounds keep every game small enough to build in well under a second, and
 the checks on combinations (a Minesweeper board with room for its mines) run on the values the
 game will get, the id's merged with the config's, so a bad mix is refused when the env is built
 instead of making the game fail or loop.
@@ -19,11 +20,12 @@ from swift_gym import EnvConfig
 
 from .observations import ObservationMode
 
-TURNS = Field(None, ge=1, le=1000, description="TextArena's turn limit (None: the id's value).")
+NONE_MEANS = " (None: the game's default)."
+TURNS = Field(None, ge=1, le=1000, description="TextArena's turn limit" + NONE_MEANS)
 
 
 def opt(low: float, high: float, what: str) -> Any:
-    return Field(None, ge=low, le=high, description=f"{what} (None: the id's value).")
+    return Field(None, ge=low, le=high, description=what + NONE_MEANS)
 
 
 class TextArenaConfig(EnvConfig):
@@ -57,7 +59,7 @@ class TextArenaConfig(EnvConfig):
     """The arguments TextArena registers for this config's id; set on each id's subclass."""
 
     def game_kwargs(self) -> dict[str, Any]:
-        """The arguments of `ta.make` that differ from the id's: the game fields that are set."""
+        """The arguments of `ta.make`: every game field that is not None."""
         own = set(type(self).model_fields) - set(TextArenaConfig.model_fields)
         return {key: getattr(self, key) for key in sorted(own) if getattr(self, key) is not None}
 
@@ -86,7 +88,7 @@ class Game2048Config(TextArenaConfig):
 
 class BanditConfig(TextArenaConfig):
     buttons: list[Annotated[str, Field(max_length=20, pattern=r"^[a-z]+$")]] | None = Field(
-        None, min_length=2, max_length=20, description="Button names, a-z (None: the id's)."
+        None, min_length=2, max_length=20, description="Button names, a-z" + NONE_MEANS
     )
     p_gap: float | None = Field(
         None, gt=0.0, le=0.5, description="Gap between the best mean and the others."
@@ -118,7 +120,7 @@ class CountdownConfig(TextArenaConfig):
 
 
 class CrosswordsConfig(TextArenaConfig):
-    hardcore: bool | None = Field(None, description="Harder words (None: the id's value).")
+    hardcore: bool | None = Field(None, description="Harder words" + NONE_MEANS)
     max_turns: int | None = TURNS
     num_words: int | None = opt(1, 5, "Words in the puzzle")
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .config import GAME_CONFIGS
+from pydantic import create_model
+from pydantic.fields import FieldInfo
+
+from .config import GAME_CONFIGS, NONE_MEANS, TextArenaConfig
 from .env import SAMPLE_MOVES, TextArenaEnv
 from .ids import GAME_IDS, class_name
 from .oracles import ORACLES
@@ -53,6 +56,22 @@ def _oracle_method(solve: Any) -> Any:
     return oracle_reply
 
 
+def id_config(
+    name: str, base: type[TextArenaConfig], defaults: dict[str, Any]
+) -> type[TextArenaConfig]:
+    """`base` with the id's registered values as the defaults of its fields, so `swift-gym
+    info` shows them; the bounds stay the game's."""
+    fields: dict[str, Any] = {}
+    for key, value in defaults.items():
+        info = base.model_fields[key]
+        what = (info.description or "").replace(NONE_MEANS, ".")
+        merged = FieldInfo.merge_field_infos(info, default=value, description=what)
+        fields[key] = (info.annotation, merged)
+    model = create_model(name, __base__=base, __module__=__name__, **fields)
+    model.id_defaults = dict(defaults)
+    return model
+
+
 def _make_classes() -> dict[str, type[TextArenaEnv]]:
     made: dict[str, type[TextArenaEnv]] = {}
     for game, ids in GAME_IDS.items():
@@ -62,11 +81,7 @@ def _make_classes() -> dict[str, type[TextArenaEnv]]:
         game_class = type(f"{game}Env", (TextArenaEnv,), body)
         made[game_class.__name__] = game_class
         for ta_id, defaults in ids.items():
-            config = type(
-                f"{class_name(ta_id)}_Config",
-                (GAME_CONFIGS[game],),
-                {"__module__": __name__, "id_defaults": dict(defaults)},
-            )
+            config = id_config(class_name(ta_id) + "_Config", GAME_CONFIGS[game], defaults)
             made[class_name(ta_id)] = type(
                 class_name(ta_id),
                 (game_class,),
