@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from swift_gym import Env, EnvConfig
+from swift_gym.replies import reply_text
 
 from . import sandbox
 from .config import TextArenaConfig
 from .ids import TA_IDS
 from .observations import Batch, Messages, render
-from .replies import reply_text
 
 OVER = "The episode is over; no more moves are taken. Start a new episode."
 
