@@ -34,6 +34,7 @@ import time
 import zlib
 from typing import Any
 
+import bench_timing
 import bench_workload
 import remote_servers
 from bench_timing import goal, median, ratio_row, write_json
@@ -174,6 +175,11 @@ def measure(episodes: int, tp_episodes: int, repeats: int, openenv_python: str |
             server.stop()
 
 
+def openenv_version(python: str) -> str:
+    code = "import importlib.metadata as m; print(m.version('openenv'))"
+    return bench_timing.run_python(python, ["-c", code])[1].strip()
+
+
 def _measure(work, tp_work, repeats, servers, openenv_python):
     ours, others = servers[0], servers[1:]
     sides = {
@@ -260,10 +266,10 @@ def _measure(work, tp_work, repeats, servers, openenv_python):
         f"episodes ({steps} steps) per side and round, p50/p99 over {repeats} rounds; "
         f"throughput: {len(tp_work)} episodes ({tp_ref[1]} steps) per server and round at "
         f"1, 16 and 256 sessions, median of {repeats} rounds"
+        + (f"; openenv {openenv_version(openenv_python)} from {openenv_python}" if others else "")
         + (f"; openenv's server not run: {'; '.join(notes)} for swift-gym serve" if notes else ""),
         "rows": rows,
         "goals": goals,
-        "openenv_python": openenv_python,
     }
 
 
