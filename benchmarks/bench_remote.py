@@ -15,9 +15,10 @@ goal is reported as not measured. The client is the same raw-websockets one for 
   env.step(messages)`, the socket on its background loop) against `await env.step(messages)` of
   `frozen_lake` in-process; and the raw client's round trip to each server. The sides take
   turns, the order rotated each round; p50 and p99 over every step of every round.
-- **Throughput.** N sessions (connections opened before timing), each playing its share of the
-  same E episodes (session i: seeds i, i+N, ...): a reset, then steps until done. Steps per
-  second = steps / wall time (resets included in the time). Servers take turns each round; the
+- **Throughput.** N sessions (connections opened, and one episode played on each, before
+  timing: per-session set-up is not counted), each playing its share of the same E episodes
+  (session i: seeds i, i+N, ...): a reset, then steps until done. Steps per second = steps /
+  wall time (resets included in the time). Servers take turns each round; the
   ratio is the median of the rounds' ratios, the columns the medians of each side.
 - **Checked:** every side plays the same episodes: the same number of steps, the same total
   reward, the same observation texts (a CRC over them), and the solver reaches every goal.
@@ -127,6 +128,11 @@ def throughput(ws_url: str, work, sessions: int) -> tuple[float, list[Any]]:
             ]
 
         try:
+            # One untimed episode per session first: what a server sets up per session (swift-gym
+            # serve's worker thread, openenv's env and executor thread) is not in the steps/s.
+            await asyncio.gather(
+                *(remote_servers.play(sock, *work[i % len(work)]) for i, sock in enumerate(socks))
+            )
             gc.collect()
             start = time.perf_counter()
             played = await asyncio.gather(*(session(i) for i in range(sessions)))
