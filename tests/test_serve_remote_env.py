@@ -95,3 +95,22 @@ def test_dataset_remote_rows_play_through_eval(lake: serve_process.Server, tmp_p
         assert "You are playing FrozenLake" in record["system_prompt"]  # from the server
         assert record["observation"].count("\n") >= 5  # the 5x5 map, as text, not JSON
         assert all("status" in turn["info"] for turn in record["turns"])
+
+
+def test_eval_and_play_work_through_the_openenv_env(lake: serve_process.Server) -> None:
+    """`swift-gym eval openenv --set base_url=...` and `swift-gym play openenv`, as typed."""
+    from cli_runner import run
+
+    token = {"LAKE_TOKEN": "lake-s3cret"}
+    sets = ["--set", f"base_url={lake.url}", "--set", "token_env=LAKE_TOKEN"]
+    result = run("eval", "openenv", *sets, "-n", "4", "--policy", "random", "--json", env=token)
+    assert result.returncode == 0, result.stdout + result.stderr
+    import json
+
+    summary = json.loads(result.stdout)
+    assert summary["episodes"] == 4 and summary["failed_episodes"] == 0
+    played = run("play", "openenv", *sets, "--seed", "2", stdin="<action>down</action>\n",
+                 env=token)  # fmt: skip
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert "You are playing FrozenLake" in played.stdout
+    assert "You are at row" in played.stdout

@@ -164,3 +164,91 @@ async def test_an_in_process_session_plays_an_episode_and_refuses_steps_out_of_t
         await session.handle("step", {"message": reply})
     await session.close()
     assert table.in_use == 0
+
+
+class _OneEnvCatalogue:
+    """A catalogue serving one env class under the name 'odd' (its own registry too)."""
+
+    def __init__(self, env: type) -> None:
+        self.env, self.registry = env, self
+
+    def env_config(self, data: dict[str, object]) -> tuple[str, dict[str, object], None]:
+        return "odd", {"name": "odd"}, None
+
+    def get_env_class(self, name: str) -> type:
+        return self.env
+
+
+class _Good:
+    def __init__(self, env_config: object) -> None:
+        pass
+
+    async def reset(self) -> tuple[str, dict[str, object], str]:
+        return "start", {}, "system"
+
+    async def close(self) -> None:
+        pass
+
+
+class _BuildFails(_Good):
+    def __init__(self, env_config: object) -> None:
+        raise RuntimeError("cannot build")
+
+
+class _ResetFails(_Good):
+    async def reset(self) -> tuple[str, dict[str, object], str]:
+        raise RuntimeError("cannot reset")
+
+
+class _ResetHangs(_Good):
+    async def reset(self) -> tuple[str, dict[str, object], str]:
+        await asyncio.sleep(30)
+        raise AssertionError("not cancelled")
+
+
+@pytest.mark.parametrize(
+    ("env", "words"),
+    [
+        (_BuildFails, "env 'odd': building the env raised 'RuntimeError: cannot build"),
+        (_ResetFails, "env 'odd': reset() raised 'RuntimeError: cannot reset"),
+        (_ResetHangs, "env 'odd': reset() did not return within 0.3 s"),
+    ],
+)
+async def test_a_reset_is_one_call_on_the_worker_and_its_errors_say_which_part_failed(
+    env: type, words: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[object] = []
+    call = EnvWorker.call
+
+    def counted(self: EnvWorker, function: object, timeout: float) -> object:
+        calls.append(function)
+        return call(self, function, timeout)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(EnvWorker, "call", counted)
+    chosen = _OneEnvCatalogue(_Good)
+    session = Session(chosen, SessionTable(1), step_timeout=0.3)  # type: ignore[arg-type]
+    await session.handle("reset", {})
+    assert len(calls) == 1  # checking the reset, building the env and its reset(): one hop
+    assert isinstance(session.env, _Good) and session.state()["env"] == "odd"
+    chosen.env = env
+    with pytest.raises(ProtocolError) as caught:
+        await session.handle("reset", {})
+    assert caught.value.code == "EXECUTION_ERROR" and words in caught.value.message
+    assert session.state()["phase"] == "broken" and session.state()["env"] == "odd"
+    assert (session.env is None) == (env is _BuildFails)
+    with pytest.raises(ProtocolError, match="the last reset failed"):
+        await session.handle("step", {"message": "x"})
+    chosen.env = _Good
+    assert json.loads(await session.handle("reset", {}))["data"]["observation"]["text"] == "start"
+    await session.close()
+
+
+async def test_bad_reset_data_is_a_validation_error_of_the_session() -> None:
+    session = Session(catalogue(default_env="frozen_lake"), SessionTable(1), step_timeout=10)
+    with pytest.raises(ProtocolError) as caught:
+        await session.handle("reset", {"seed": -1})
+    assert (
+        caught.value.code == VALIDATION_ERROR and "seed must be an integer" in caught.value.message
+    )
+    assert json.loads(await session.handle("reset", {"seed": 0}))["type"] == "observation"
+    await session.close()

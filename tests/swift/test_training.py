@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from tiny_model import build_tiny_model
+from grpo_run import swift_rlhf
 
 INVALID_ACTION_REWARDS = [0.1, 0.2, 0.3, 0.4]
 MAX_TURNS = 3
@@ -20,7 +19,6 @@ def training_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Train 2 steps; return the run's output folder (logging.jsonl, completions.jsonl), with the
     trajectories SWIFT_GYM_TRAJECTORIES asked for in its `trajectories` folder."""
     root = tmp_path_factory.mktemp("training")
-    model = build_tiny_model(root / "model")
     dataset = root / "frozen_lake.jsonl"
     with dataset.open("w") as out:
         for seed, invalid in enumerate(INVALID_ACTION_REWARDS):
@@ -30,26 +28,8 @@ def training_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "env_config": env_config,
             }
             out.write(json.dumps(row) + "\n")
-    swift = Path(sys.executable).with_name("swift")
-    command = [
-        str(swift), "rlhf", "--rlhf_type", "grpo", "--use_vllm", "false",
-        "--model", str(model), "--model_type", "qwen2", "--template", "qwen2_5",
-        "--check_model", "false", "--dataset", str(dataset),
-        "--multi_turn_scheduler", "swift_gym", "--gym_env", "frozen_lake",
-        "--max_turns", str(MAX_TURNS),
-        "--reward_funcs", "swift_gym_total", "frozen_lake_format",
-        "--num_generations", "2", "--per_device_train_batch_size", "2",
-        "--max_completion_length", "8", "--max_steps", "2", "--tuner_type", "full",
-        "--torch_dtype", "float32", "--report_to", "none", "--logging_steps", "1",
-        "--log_completions", "true", "--save_strategy", "no",
-        "--output_dir", str(root / "output"),
-    ]  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
-    env["SWIFT_GYM_TRAJECTORIES"] = str(root / "trajectories")
-    result = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "--external_plugins" not in " ".join(command)
-    (run_dir,) = (root / "output").iterdir()
+    trajectories = {"SWIFT_GYM_TRAJECTORIES": str(root / "trajectories")}
+    run_dir = swift_rlhf(root, dataset, "frozen_lake", MAX_TURNS, trajectories)
     if (root / "trajectories").exists():  # the trajectory test says when it is missing
         (root / "trajectories").rename(run_dir / "trajectories")
     return run_dir

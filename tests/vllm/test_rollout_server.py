@@ -184,3 +184,32 @@ def test_the_rollout_worker_writes_every_episode_it_served(server: str, trajecto
     assert 'aria-label="success rate over training, run A"' in html
     # a worker knows no step: its curve runs over the time since its first episode
     assert ">time since the first episode (s)</text>" in html
+
+
+def test_remote_rows_run_in_the_rollout_worker(server: str) -> None:
+    """`openenv` rows: the worker plays FrozenLake served by a `swift-gym serve` process."""
+    import serve_process
+
+    lake = serve_process.start("frozen_lake", "--set", "invalid_action_reward=0.25")
+    try:
+        seeds = [10, 11]
+        requests = [
+            {
+                "messages": [{"role": "user", "content": "<placeholder>"}],
+                "uuid": f"remote-{seed}",
+                "data_dict": {"env_config": {"name": "openenv", "base_url": lake.url,
+                                             "seed": seed}},
+            }
+            for seed in seeds
+        ]  # fmt: skip
+        config = {"max_tokens": 8, "temperature": 1.0}
+        outputs = post(f"{server}/infer/", {"infer_requests": requests, "request_config": config})
+    finally:
+        lake.stop()
+    for seed, output in zip(seeds, outputs, strict=True):
+        infos = output["rollout_infos"]
+        assert infos["env_name"] == "openenv" and infos["env_error"] is None
+        assert infos["reset_info"]["map"] == list(generate_random_map(4, 0.8, seed))
+        assert all(info["env"] == "frozen_lake" for info in infos["step_infos"])
+        assert infos["total_reward"] == pytest.approx(sum(infos["step_rewards"]))
+        assert "You are playing FrozenLake" in output["messages"][0]["content"]

@@ -31,6 +31,7 @@ _EXPORTS = {
     "list_envs": "registry",
     "get_env_class": "registry",
     "make": "registry",
+    "reply_text": "replies",
     "hookimpl": "hookspecs",
     "evaluate": "evaluation",
     "evaluate_async": "evaluation",
@@ -56,6 +57,7 @@ __all__ = [
     "hookimpl",
     "list_envs",
     "make",
+    "reply_text",
     "validate_config",
 ]
 
@@ -74,6 +76,7 @@ if TYPE_CHECKING:
     from .evaluation import EvalResult, evaluate, evaluate_async
     from .hookspecs import hookimpl
     from .registry import EnvSpec, get_env_class, list_envs, make
+    from .replies import reply_text
 
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)

@@ -20,6 +20,7 @@ import weakref
 from typing import Any, ClassVar
 
 from ..env import Env, Message
+from ..replies import reply_text
 from . import background
 from .config import OpenEnvConfig
 from .protocol import Observation, RemoteEnvError, reset_frame, socket_url, step_frame
@@ -98,8 +99,7 @@ class OpenEnvEnv(Env):
         if session is None:
             why = "the episode is over" if self._done else "reset() was not called"
             raise RemoteEnvError(f"step() with no session: {why}")
-        content = messages[-1].get("content") if messages else None
-        reply = content if isinstance(content, str) else json.dumps(content)
+        reply = reply_text(messages)  # the text every env reads (multimodal parts joined)
         answer = await background.run(session.request(step_frame({"message": reply})))
         observation, info = self._read(answer)
         if answer.done:

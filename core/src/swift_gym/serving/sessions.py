@@ -14,6 +14,7 @@ start threads without bound.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import math
 import time
 import uuid
@@ -93,20 +94,31 @@ class Session:
     async def reset(self, data: dict[str, Any]) -> str:
         await self._drop_env()
         self.phase, self._broken = BROKEN, "the last reset failed (answered before)"
-        worker = self._worker_for_call()
-        name, env_config, episode_id = await self._call(
-            worker, lambda: self.catalogue.env_config(data), "checking the reset"
-        )
-        self.env_name, self.env_config = name, env_config
-        self.episode_id = episode_id or uuid.uuid4().hex
         self.steps = 0
         self.messages = []
+        # Checking the reset, building the env and its reset() are one call on the worker: each
+        # call is a round trip between threads, the dearest part of a short reset.
+        opened: dict[str, Any] = {"doing": "checking the reset"}
         registry = self.catalogue.registry
-        self.env = await self._call(
-            worker, lambda: registry.get_env_class(name)(env_config), "building the env"
-        )
-        result = await self._call(worker, self.env.reset, "reset()")
-        observation, info, system_prompt = _reset_result(result, name)
+
+        async def open_episode() -> Any:
+            name, env_config, episode_id = self.catalogue.env_config(data)
+            opened.update(name=name, env_config=env_config, episode_id=episode_id)
+            opened["doing"] = "building the env"
+            env = opened["env"] = registry.get_env_class(name)(env_config)
+            opened["doing"] = "reset()"
+            result = env.reset()
+            return (await result) if inspect.isawaitable(result) else result
+
+        try:
+            result = await self._call(self._worker_for_call(), open_episode, opened)
+        finally:  # what the worker got to, read here (a call that timed out goes on there)
+            got = dict(opened)
+            if "name" in got:
+                self.env_name, self.env_config = got["name"], got["env_config"]
+                self.episode_id = got["episode_id"] or uuid.uuid4().hex
+            self.env = got.get("env")
+        observation, info, system_prompt = _reset_result(result, self.env_name or "?")
         if system_prompt:
             self.messages.append({"role": "system", "content": system_prompt})
         self.messages.append({"role": "user", "content": observation})
@@ -148,7 +160,9 @@ class Session:
             self._worker = EnvWorker(f"swift-gym-session-{self.id[:8]}")
         return self._worker
 
-    async def _call(self, worker: EnvWorker, function: Any, doing: str) -> Any:
+    async def _call(self, worker: EnvWorker, function: Any, doing: str | dict[str, Any]) -> Any:
+        """`function()` on the worker. `doing` says what for in errors; a dict's "doing" and
+        "name" are read when the error happens (a call that does several things updates them)."""
         try:
             return await worker.call(function, self.step_timeout)
         except ProtocolError:
@@ -156,17 +170,23 @@ class Session:
         except InvalidConfigError as error:  # a constructor's own check (no map for this seed)
             raise ProtocolError(VALIDATION_ERROR, str(error)) from None
         except CallTimeout as error:
+            doing, name = self._doing(doing)
             raise ProtocolError(
                 EXECUTION_ERROR,
-                f"env {short_repr(self.env_name)}: {doing} {error} (swift-gym serve "
+                f"env {short_repr(name)}: {doing} {error} (swift-gym serve "
                 "--step-timeout); send a reset to start again",
             ) from None
         except Exception as error:  # the env's own failure: the session reports it, goes on
+            doing, name = self._doing(doing)
             raise ProtocolError(
                 EXECUTION_ERROR,
-                f"env {short_repr(self.env_name)}: {doing} raised "
-                f"{short_repr(describe_error(error), 500)}",
+                f"env {short_repr(name)}: {doing} raised {short_repr(describe_error(error), 500)}",
             ) from None
+
+    def _doing(self, doing: str | dict[str, Any]) -> tuple[str, str | None]:
+        if isinstance(doing, dict):
+            return str(doing["doing"]), doing.get("name", self.env_name)
+        return doing, self.env_name
 
     async def _drop_env(self) -> None:
         """Close the current env, if any (its close() failing is no client's problem)."""

@@ -8,8 +8,9 @@ linear in the reply's length whatever it contains.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any, Literal
+
+from swift_gym.replies import content_text, reply_text  # noqa: F401 - this package's names too
 
 from .maps import ACTIONS
 
@@ -55,45 +56,6 @@ word of the reply. `\b` (Unicode word boundaries, as upstream) reads the same bo
 ANSWER_FORMAT = (
     "<action>up</action>, <action>down</action>, <action>left</action> or <action>right</action>"
 )
-
-
-def reply_text(messages: Any) -> str:
-    """The text of the newest assistant reply in `messages`; "" when there is none.
-
-    Accepts a list of chat messages (the last one is the reply), a bare string, content given
-    as a string, None or a list of content parts (`{"type": "text", "text": ...}`; other parts
-    such as images are skipped). A last message whose role is not "assistant" is no reply.
-    """
-    if isinstance(messages, str):
-        return messages
-    if not isinstance(messages, (list, tuple)) or not messages:
-        return ""
-    last = messages[-1]
-    if isinstance(last, str):
-        return last
-    if not isinstance(last, Mapping):
-        return ""
-    role = last.get("role", "assistant")
-    if role != "assistant":
-        return ""
-    return content_text(last.get("content"))
-
-
-def content_text(content: Any) -> str:
-    """The text of one message's `content`: a string, or the text parts of a list, joined."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, (list, tuple)):
-        return ""
-    texts = []
-    for part in content:
-        if isinstance(part, str):
-            texts.append(part)
-        elif isinstance(part, Mapping) and part.get("type", "text") == "text":
-            text = part.get("text")
-            if isinstance(text, str):
-                texts.append(text)
-    return "\n".join(texts)
 
 
 def _direction(content: str) -> str | None:

@@ -8,9 +8,11 @@ is at most `MAX_TAG_CONTENT` characters without '<' or '>'), so the cost is line
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal
+
+from swift_gym.replies import reply_text  # noqa: F401 - this package's name too
 
 ActionParsing = Literal["first_tag", "last_tag", "single_tag"]
 
@@ -20,44 +22,6 @@ _TAG = re.compile(
     re.IGNORECASE,
 )
 _search = _TAG.search
-
-
-def reply_text(messages: Any) -> str:
-    """The text of the newest assistant reply in `messages`; "" when there is none.
-
-    Accepts a list of chat messages (the last one is the reply), a bare string, content as a
-    string, None or a list of parts (`{"type": "text", "text": ...}`; other parts are skipped).
-    A last message whose role is not "assistant" is no reply.
-    """
-    if type(messages) is list and messages:  # the usual shape, checked first: it is per step
-        last = messages[-1]
-        if type(last) is dict:
-            content = last.get("content")
-            if type(content) is str and last.get("role", "assistant") == "assistant":
-                return content
-    if isinstance(messages, str):
-        return messages
-    if not isinstance(messages, (list, tuple)) or not messages:
-        return ""
-    last = messages[-1]
-    if isinstance(last, str):
-        return last
-    if not isinstance(last, Mapping) or last.get("role", "assistant") != "assistant":
-        return ""
-    content = last.get("content")
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, (list, tuple)):
-        return ""
-    texts = []
-    for part in content:
-        if isinstance(part, str):
-            texts.append(part)
-        elif isinstance(part, Mapping) and part.get("type", "text") == "text":
-            text = part.get("text")
-            if isinstance(text, str):
-                texts.append(text)
-    return "\n".join(texts)
 
 
 def answer_format(names: Sequence[str]) -> str:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from swift_gym import Env, EnvConfig
+from swift_gym import Env, EnvConfig, reply_text
 
 from .config import {{ cookiecutter.__class }}Config
 
@@ -20,24 +20,6 @@ _OPEN = r"<\s{0,8}answer\s{0,8}>"
 _CLOSE = r"<\s{0,8}/\s{0,8}answer\s{0,8}>"
 _ANSWER = re.compile(_OPEN + r"\s{0,8}([+-]?\d{1,9})\s{0,8}" + _CLOSE, re.IGNORECASE)
 """An <answer>NUMBER</answer> tag; bounded repeats keep parsing linear in the reply's length."""
-
-
-def reply_text(messages: Any) -> str:
-    """The text of the newest reply (`messages[-1]`): "" for None, a number, a missing content.
-
-    Content given as a list of parts (`{"type": "text", "text": ...}`) is joined; other parts,
-    such as images, are skipped.
-    """
-    if not isinstance(messages, (list, tuple)) or not messages:
-        return ""
-    last = messages[-1]
-    content = last.get("content") if isinstance(last, Mapping) else None
-    if isinstance(content, str):
-        return content
-    if isinstance(content, (list, tuple)):
-        parts = [part.get("text") for part in content if isinstance(part, Mapping)]
-        return "\n".join(text for text in parts if isinstance(text, str))
-    return ""
 
 
 def parse_guess(text: str) -> int | None:

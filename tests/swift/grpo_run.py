@@ -1,0 +1,39 @@
+"""A real, short `swift rlhf` GRPO run on CPU: the tests' tiny model, 2 steps, 2 completions."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tiny_model import build_tiny_model
+
+
+def swift_rlhf(
+    root: Path, dataset: Path, gym_env: str, max_turns: int, env: dict[str, str] | None = None
+) -> Path:
+    """Train 2 steps on `dataset` with the swift_gym scheduler; return the run's output folder
+    (logging.jsonl, completions.jsonl). `env`: more environment for the run."""
+    model = build_tiny_model(root / "model")
+    swift = Path(sys.executable).with_name("swift")
+    command = [
+        str(swift), "rlhf", "--rlhf_type", "grpo", "--use_vllm", "false",
+        "--model", str(model), "--model_type", "qwen2", "--template", "qwen2_5",
+        "--check_model", "false", "--dataset", str(dataset),
+        "--multi_turn_scheduler", "swift_gym", "--gym_env", gym_env,
+        "--max_turns", str(max_turns),
+        "--reward_funcs", "swift_gym_total", "frozen_lake_format",
+        "--num_generations", "2", "--per_device_train_batch_size", "2",
+        "--max_completion_length", "8", "--max_steps", "2", "--tuner_type", "full",
+        "--torch_dtype", "float32", "--report_to", "none", "--logging_steps", "1",
+        "--log_completions", "true", "--save_strategy", "no",
+        "--output_dir", str(root / "output"),
+    ]  # fmt: skip
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
+    environ.update(env or {})
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900, env=environ)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "--external_plugins" not in " ".join(command)
+    (run_dir,) = (root / "output").iterdir()
+    return run_dir
