@@ -13,7 +13,6 @@ from swift_gym_reasoning_gym.answers import (
     MAX_REPLY_CHARS,
     extract_answer,
     read_answer,
-    reply_text,
 )
 
 PIECES = st.sampled_from(["<answer>", "</answer>", " ", "\n", "a", "42", "<", ">", "\ud800", "é"])
@@ -49,12 +48,3 @@ def test_limits_and_notes():
     assert read_answer(long)[:2] == (None, False)
     assert read_answer("nothing") == (None, True, "no <answer>...</answer> tag was found")
     assert read_answer("<answer> 5 </answer>") == ("5", True, None)
-
-
-def test_reply_text_takes_every_shape():
-    assert reply_text([{"role": "assistant", "content": "a"}]) == "a"
-    assert reply_text([{"role": "user", "content": "a"}]) == ""
-    parts = [{"type": "text", "text": "a"}, {"type": "image"}, "b"]
-    assert reply_text([{"role": "assistant", "content": parts}]) == "a\nb"
-    assert reply_text([{"content": None}]) == ""
-    assert reply_text(None) == reply_text([]) == reply_text(7) == ""

@@ -1,4 +1,5 @@
-"""Reading the model's answer: its reply's text, and what its `<answer>` tags hold.
+"""Reading the model's answer: what the `<answer>` tags of its reply hold (the reply's text
+comes from `swift_gym.reply_text`, the one reading every env shares).
 
 `extract_answer` gives the same answer as reasoning-gym's `reasoning_gym.utils.extract_answer`
 (the last `<answer>...</answer>` pair, found left to right, stripped; tested against it) in
@@ -9,43 +10,9 @@ and no closing one, and a reply is untrusted. Replies over `MAX_REPLY_CHARS` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 OPEN, CLOSE = "<answer>", "</answer>"
 MAX_REPLY_CHARS = 1_000_000
 MAX_ANSWER_CHARS = 20_000
-
-
-def reply_text(messages: Any) -> str:
-    """The text of the newest assistant reply in `messages`; "" when there is none.
-
-    Accepts a list of chat messages (the last is the reply), a bare string, content as a string,
-    None or a list of parts (`{"type": "text", "text": ...}`; other parts are skipped).
-    """
-    if isinstance(messages, str):
-        return messages
-    if not isinstance(messages, (list, tuple)) or not messages:
-        return ""
-    last = messages[-1]
-    if isinstance(last, str):
-        return last
-    if not isinstance(last, Mapping) or last.get("role", "assistant") != "assistant":
-        return ""
-    content = last.get("content")
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, (list, tuple)):
-        return ""
-    texts = []
-    for part in content:
-        if isinstance(part, str):
-            texts.append(part)
-        elif isinstance(part, Mapping) and part.get("type", "text") == "text":
-            text = part.get("text")
-            if isinstance(text, str):
-                texts.append(text)
-    return "\n".join(texts)
 
 
 def extract_answer(text: str) -> str | None:

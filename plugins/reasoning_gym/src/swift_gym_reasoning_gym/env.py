@@ -14,10 +14,10 @@ import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from swift_gym import Env, EnvConfig, InvalidConfigError
+from swift_gym import Env, EnvConfig, InvalidConfigError, reply_text
 from swift_gym.errors import ConfigProblem
 
-from .answers import read_answer, reply_text
+from .answers import read_answer
 from .derive import ReasoningGymConfig
 from .guard import refusal
 from .ids import VERIFIER_SCORED, env_name
