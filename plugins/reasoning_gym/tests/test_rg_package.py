@@ -150,3 +150,12 @@ def test_eval_of_a_verifier_scored_task_says_it_has_no_oracle_and_plays_random(t
     assert result.returncode == 0, result.stdout + result.stderr
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 4 and all(record["status"] != "error" for record in records)
+
+
+def test_eval_json_stays_json_though_bf_prints_while_making_items(tmp_path):
+    """reasoning-gym's bf compiler prints progress dots on stdout."""
+    result = swift_gym_command(
+        "eval", "reasoning_gym.bf", "--policy", "oracle", "-n", "3", "--json", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)["success_rate"] == 1.0

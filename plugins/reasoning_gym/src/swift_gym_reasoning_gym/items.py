@@ -24,6 +24,7 @@ tasks run, so a slow item (a large config) holds up only its own episode. The co
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import random
 import sys
@@ -45,6 +46,10 @@ T = TypeVar("T")
 GLOBAL_RNG = frozenset({"list_functions", "pool_matrix", "composite"})
 """Tasks that touch the global `random` or numpy state (composite may hold either)."""
 
+PRINTS = frozenset({"bf", "composite"})
+"""Tasks that print on stdout while making items (bf's compiler prints progress dots), which
+would corrupt machine-readable output (`swift-gym eval --json`)."""
+
 _cache_lock = threading.Lock()  # the two caches only; never held while reasoning-gym runs
 _rng_lock = threading.RLock()  # one GLOBAL_RNG call at a time
 _datasets: OrderedDict[tuple[str, str, int], Any] = OrderedDict()
@@ -57,9 +62,40 @@ def locate(config: ReasoningGymConfig, seed: int) -> tuple[int, int]:
     return (config.dataset_seed + chunk) % SEED_WRAP, index
 
 
+class _QuietThread:
+    """sys.stdout for the length of one call: drops what the calling thread writes, passes on
+    what every other thread writes."""
+
+    def __init__(self, stream: Any, thread: int):
+        self._stream, self._thread = stream, thread
+
+    def write(self, text: str) -> int:
+        if threading.get_ident() == self._thread:
+            return len(text)
+        return int(self._stream.write(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+_print_lock = threading.Lock()
+
+
+def _quietly(call: Callable[[], T]) -> T:
+    with _print_lock:
+        stream = sys.stdout
+        sys.stdout = _QuietThread(stream, threading.get_ident())
+        try:
+            return call()
+        finally:
+            sys.stdout = stream
+
+
 def guarded(task: str, call: Callable[[], T]) -> T:
     """`call()`; for a GLOBAL_RNG task, alone and with the global `random` (and numpy's, if
-    loaded) restored afterwards."""
+    loaded) restored afterwards; for a task that PRINTS, with its own prints dropped."""
+    if task in PRINTS:
+        call = functools.partial(_quietly, call)
     if task not in GLOBAL_RNG:
         return call()
     with _rng_lock:
