@@ -5,7 +5,6 @@ What the file holds came from a model and an env: shown escaped in warnings, wri
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -67,7 +66,7 @@ def export(
         with open_output(output) as file:
             for path in files:
                 warn = partial(_warn, path, counts)
-                for line in sft_lines(_records(path), selection, counts, warn):
+                for line in sft_lines(read_trajectories(path), selection, counts, warn):
                     file.write(line + "\n")
             if not counts.written:
                 why = f": {counts.summary()}" if counts.skipped else ""
@@ -91,14 +90,6 @@ def export(
     if counts.skipped:
         text += f"; skipped {sum(counts.skipped.values())}: {counts.summary()}"
     stderr().print(visible.rich(text))
-
-
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    """The records of `path`; a file that cannot be read is an error naming it."""
-    try:
-        yield from read_trajectories(path)
-    except OSError as error:
-        raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
 
 
 def _warn(path: Path, counts: ExportCounts, record: dict[str, Any], problem: Exception) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -195,14 +194,6 @@ def _step_range(_ctx: click.Context, _param: click.Parameter, text: str | None) 
         raise click.BadParameter(str(error)) from None
 
 
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    """The records of `path`; a file that cannot be read is an error naming it."""
-    try:
-        yield from read_trajectories(path)
-    except OSError as error:
-        raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
-
-
 @click.command()
 @click.argument(
     "trajectories", nargs=-1, required=True,
@@ -246,7 +237,7 @@ def replay(
     rows: list[tuple[dict[str, Any], TrainingPlace | None, Path]] = []
     shown = 0
     for path in files:
-        for record in _records(path):
+        for record in read_trajectories(path):
             place = training_place(record)
             seen.add(record, place)
             if not wanted.matches(record, place):

@@ -13,13 +13,12 @@ so the second pass finds the same episodes at the same places. A path that is no
 from __future__ import annotations
 
 import string
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ..evaluation.records import read_records, slim
+from ..evaluation.records import slim
 from ..output_files import describe, open_output
 from . import visible
 from .console import stderr
@@ -32,13 +31,6 @@ from .transcript import plural
 LABELS = string.ascii_uppercase
 
 
-def _read(file: Path, warn: bool = True) -> Iterator[dict[str, Any]]:
-    try:
-        yield from read_trajectories(file) if warn else read_records(file)
-    except OSError as error:
-        raise CommandError(f"cannot read {file}: {error.strerror or error}") from None
-
-
 def load_run(label: str, path: Path, output: Path, limit: int) -> Run:
     """The run in `path`: slim records of all its episodes, whole ones of those shown."""
     files = trajectory_files([path], output)
@@ -47,7 +39,7 @@ def load_run(label: str, path: Path, output: Path, limit: int) -> Run:
     kept: dict[tuple[int, int], dict[str, Any]] = {}
     for number, file in enumerate(files):
         again = file.is_file()
-        for ordinal, record in enumerate(_read(file)):
+        for ordinal, record in enumerate(read_trajectories(file)):
             records.append(slim(record))
             places.append((number, ordinal))
             if not again:
@@ -57,7 +49,7 @@ def load_run(label: str, path: Path, output: Path, limit: int) -> Run:
     wanted = [places[position] for position in pick(records, limit)]
     missing = {place for place in wanted if place not in kept}
     for number in sorted({number for number, _ in missing}):
-        for ordinal, record in enumerate(_read(files[number], warn=False)):
+        for ordinal, record in enumerate(read_trajectories(files[number], warn_skipped=False)):
             if (number, ordinal) in missing:
                 kept[(number, ordinal)] = record
     return Run(label, str(path), records, [kept[place] for place in wanted if place in kept])

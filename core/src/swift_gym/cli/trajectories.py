@@ -24,8 +24,10 @@ from .errors import CommandError
 _SHOWN_BAD_LINES = 20
 
 
-def read_trajectories(path: Path) -> Iterator[dict[str, Any]]:
-    """The episodes of `path`, warning about each line skipped (see the module docstring)."""
+def read_trajectories(path: Path, warn_skipped: bool = True) -> Iterator[dict[str, Any]]:
+    """The episodes of `path`, warning about each line skipped (see the module docstring; no
+    warnings with `warn_skipped=False`, for a file read a second time). A file that cannot be
+    read is a `CommandError` naming it."""
     bad = 0
 
     def warn(reason: str) -> None:
@@ -41,10 +43,12 @@ def read_trajectories(path: Path) -> Iterator[dict[str, Any]]:
             )
 
     try:
-        yield from read_records(path, warn)
+        yield from read_records(path, warn if warn_skipped else None)
     except TrajectoryFileError as error:
         count()
         raise CommandError(str(error)) from None
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
     count()
 
 
