@@ -144,3 +144,13 @@ def rollout_runner(request: pytest.FixtureRequest):
 @pytest.fixture(name="make_scheduler")
 def scheduler_factory():
     return make_scheduler
+
+
+@pytest.fixture(scope="module")
+def lake():
+    """A `swift-gym serve frozen_lake` process on 127.0.0.1, for the module's tests."""
+    import serve_process
+
+    server = serve_process.start("frozen_lake")
+    yield server
+    server.stop()

@@ -9,7 +9,6 @@ that parses as a JSON object goes as that object, which the server plays as its 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 import serve_process
@@ -17,13 +16,6 @@ import serve_process
 from swift_gym_frozen_lake import generate_random_map, solve
 
 pytest.importorskip("openenv.core.generic_client")
-
-
-@pytest.fixture(scope="module")
-def lake() -> Iterator[serve_process.Server]:
-    server = serve_process.start("frozen_lake")
-    yield server
-    server.stop()
 
 
 def requests_for(rows, url: str, seeds) -> list:

@@ -6,19 +6,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 
 import pytest
 import serve_process
 
 pytest.importorskip("websockets")
-
-
-@pytest.fixture(scope="module")
-def lake() -> Iterator[serve_process.Server]:
-    server = serve_process.start("frozen_lake")
-    yield server
-    server.stop()
 
 
 def remote_rows(rows, url: str, seeds) -> list:
