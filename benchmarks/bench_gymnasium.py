@@ -25,15 +25,7 @@ import gymnasium
 from bench_timing import goal, interleaved, median, ratio_row, timed, write_json
 
 import swift_gym
-
-IDS = (
-    "FrozenLake-v1",
-    "FrozenLake8x8-v1",
-    "Taxi-v4",
-    "CliffWalking-v1",
-    "CliffWalkingSlippery-v1",
-    "Blackjack-v1",
-)
+from swift_gym_gymnasium.ids import GYM_IDS as IDS
 
 
 def workload(gym_id: str, steps: int) -> tuple[list[int], list[list[dict[str, str]]]]:
