@@ -84,7 +84,7 @@ class FakeServer:
             observation["system_prompt"] = system
         return json.dumps({"type": "observation", "data": {
             "observation": observation, "reward": reward, "done": done,
-            "metadata": {"server": "fake"}}})  # fmt: skip
+            "metadata": {"server": "fake", "episode_id": f"fake-{text}"}}})  # fmt: skip
 
     @property
     def url(self) -> str:
@@ -118,7 +118,8 @@ def test_an_episode_plays_to_the_end_and_closes_its_session(server: FakeServer) 
     async def play() -> list[tuple[str, float, bool, dict]]:
         observation, info, system = await env.reset()
         assert (observation, system) == ("count 4", "say the next number")
-        assert info == {"server": "fake", "count": "count 4"}
+        assert info == {"server": "fake", "count": "count 4"}  # episode_id kept out of info
+        assert env.episode_id == "fake-count 4"
         return [await env.step(reply(text)) for text in ("5", "five", "6")]
 
     steps = asyncio.run(play())
@@ -237,6 +238,8 @@ def test_a_forgotten_env_gives_its_slot_back(server: FakeServer) -> None:
         ({"base_url": "http://x", "step_timeout": 0}, "step_timeout"),
         ({"base_url": "http://x", "token_env": "A B"}, "token_env"),
         ({"base_url": "http://x", "urls": 1}, "urls"),
+        ({"base_url": "http://x", "env_config": {"map": "F" * 200_000}}, "env_config"),
+        ({"base_url": "http://x", "reset_kwargs": {"x": {1, 2}}}, "reset_kwargs"),
     ],
 )
 def test_bad_configs_name_their_field(config: dict, field: str) -> None:

@@ -3,9 +3,9 @@
 Attributes load on first use (PEP 562), so `import swift_gym` costs a few milliseconds and
 pydantic, pluggy and the entry-point scan are paid only by the code that needs them.
 
-The rooms, bottom up: the contract (`env`, `config`, `errors`), the hooks and registries
-(`hookspecs`, `plugins`, `registry` for envs, `rewards` for reward functions), shared plumbing
-(`rows`, `json_text`, `output_files`), the library parts (`evaluation`: `evaluate(...)`;
+The rooms, bottom up: the contract (`env`, `config`, `json_config`, `errors`), the hooks and
+registries (`hookspecs`, `plugins`, `registry` for envs, `rewards` for reward functions), shared
+plumbing (`rows`, `json_text`, `output_files`), the library parts (`evaluation`: `evaluate(...)`;
 `testing`: the conformance kit), and the two faces on top (`ms_swift` adapters, the `cli`
 command). Nothing below imports anything above (core/tests/test_layers.py checks it).
 """
@@ -21,6 +21,7 @@ _EXPORTS = {
     "Message": "env",
     "EnvConfig": "config",
     "validate_config": "config",
+    "JsonObject": "json_config",
     "SwiftGymError": "errors",
     "InvalidConfigError": "errors",
     "ConfigProblem": "errors",
@@ -47,6 +48,7 @@ __all__ = [
     "EnvSpec",
     "EvalResult",
     "InvalidConfigError",
+    "JsonObject",
     "Message",
     "SwiftGymError",
     "UnknownEnvError",
@@ -75,6 +77,7 @@ if TYPE_CHECKING:
     )
     from .evaluation import EvalResult, evaluate, evaluate_async
     from .hookspecs import hookimpl
+    from .json_config import JsonObject
     from .registry import EnvSpec, get_env_class, list_envs, make
     from .replies import reply_text
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field, field_validator
 
 from ..config import EnvConfig
+from ..json_config import JsonObject
 from .protocol import socket_url
 
 Url = Annotated[str, Field(min_length=1, max_length=2000)]
@@ -19,10 +20,10 @@ class OpenEnvConfig(EnvConfig):
         description="The server's URL (http://host:8000), or a list of them: a pool. Each "
         "episode picks one at reset (in turns, skipping those that do not connect) and keeps it."
     )
-    env_config: dict[str, Any] | None = Field(
+    env_config: JsonObject | None = Field(
         None, description="Sent to the server at reset: the served env's own config."
     )
-    reset_kwargs: dict[str, Any] = Field(
+    reset_kwargs: JsonObject = Field(
         default_factory=dict, description="More fields of the reset frame's data."
     )
     system_message: str | None = Field(

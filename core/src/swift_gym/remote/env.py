@@ -4,11 +4,12 @@ Its dataset rows name the server (`base_url`) and what to play there (`env_confi
 reset). The model reads the observation's text (`observation_key`: `swift-gym serve` puts it in
 `text`; other servers' observations are shown as JSON), the system prompt comes from the config
 or from the server at reset, and each step's info is the server's metadata with the
-observation's `info`. Every socket lives on one background loop per process (`background`), so
-reset and step never block the caller's loop and work whichever loop calls them. An episode
-whose server dies ends with a `RemoteEnvError`; the others go on. A finished, closed or
-forgotten env closes its session (a forgotten one when it is garbage-collected), so an episode
-cut off by --max_turns does not hold a server slot.
+observation's `info` (but the server's `episode_id`: `env.episode_id` holds that). Every socket
+lives on one background loop per process (`background`), so reset and step never block the
+caller's loop and work whichever loop calls them. An episode whose server dies ends with a
+`RemoteEnvError`; the others go on. A finished, closed or forgotten env closes its session (a
+forgotten one when it is garbage-collected), so an episode cut off by --max_turns does not hold
+a server slot.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ class OpenEnvEnv(Env):
         self._session: Session | None = None
         self._done = False
         self._finalizer: weakref.finalize | None = None
+        self.episode_id: str | None = None
+        """The server's id of the episode (OpenEnv's `episode_id`), to find it in the server's
+        logs. It is kept out of `info`: a fresh id each episode would make two plays of the
+        same seed and replies differ (the conformance kit's determinism check)."""
 
     async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
         await self.close()
@@ -118,6 +123,9 @@ class OpenEnvEnv(Env):
         else:
             text = json.dumps(sent, ensure_ascii=False, default=str)
         info = dict(answer.metadata)
+        episode_id = info.pop("episode_id", None)
+        if isinstance(episode_id, str):
+            self.episode_id = episode_id
         env_info = sent.get(self.config.info_key) if isinstance(sent, dict) else None
         if isinstance(env_info, dict):
             info.update(env_info)
