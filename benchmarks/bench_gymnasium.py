@@ -9,8 +9,8 @@ at the end of an episode both reset (seed 0), either the same env or a new one (
 builds one per trajectory). Checked afterwards: both sides played
 the same number of episodes with the same total reward.
 
-Needs gymnasium and swift-gym-gymnasium installed (`tox -e gymnasium` has both). Not in
-run.py: the bench environment does not install Gymnasium.
+Needs gymnasium and swift-gym-gymnasium installed (`tox -e bench` runs it through run.py; the
+`swift` env, which has every env package, runs the short form).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Runs every benchmark, each in its own process, and writes the results to a Markdown file.
 
 Usage: `python benchmarks/run.py --output benchmarks/RESULTS.md` in an environment with torch,
-ms-swift 4.6, msgspec and swift-gym + FrozenLake installed for real (what `tox -e bench`
-builds). `--quick` runs each benchmark small, to check the machinery in a minute. Missed goals
-are reported, not failed: the exit code is non-zero only when a benchmark could not run.
+ms-swift 4.6, msgspec, swift-gym and all four env packages installed for real (what `tox -e
+bench` builds). `--quick` runs each benchmark small, to check the machinery in a minute. Missed
+goals are reported, not failed: the exit code is non-zero only when a benchmark could not run.
 """
 
 from __future__ import annotations
@@ -34,6 +34,21 @@ BENCHMARKS = {
     "bench_remote.py": (
         ["--episodes", "200", "--throughput-episodes", "1024", "--repeats", "5"],
         ["--episodes", "10", "--throughput-episodes", "256", "--repeats", "1"],
+    ),
+    # the collections: each adapter against its library called directly, and listing with all
+    # of them installed
+    "bench_collections.py": (["--runs", "15"], ["--runs", "1"]),
+    "bench_gymnasium.py": (
+        ["--steps", "3000", "--repeats", "15"],
+        ["--steps", "300", "--repeats", "1"],
+    ),
+    "bench_reasoning_gym.py": (
+        ["--episodes", "500", "--repeats", "7"],
+        ["--episodes", "20", "--repeats", "1"],
+    ),
+    "bench_textarena.py": (
+        ["--episodes", "100", "--repeats", "7"],
+        ["--episodes", "5", "--repeats", "1"],
     ),
 }
 
