@@ -11,10 +11,18 @@ from tiny_model import build_tiny_model
 
 
 def swift_rlhf(
-    root: Path, dataset: Path, gym_env: str, max_turns: int, env: dict[str, str] | None = None
+    root: Path,
+    dataset: Path,
+    gym_env: str,
+    max_turns: int,
+    env: dict[str, str] | None = None,
+    *,
+    reward_funcs: tuple[str, ...] = ("swift_gym_total", "frozen_lake_format"),
+    batch_size: int = 2,
 ) -> Path:
     """Train 2 steps on `dataset` with the swift_gym scheduler; return the run's output folder
-    (logging.jsonl, completions.jsonl). `env`: more environment for the run."""
+    (logging.jsonl, completions.jsonl). `env`: more environment for the run; `batch_size`:
+    completions per step (2 of each prompt)."""
     model = build_tiny_model(root / "model")
     swift = Path(sys.executable).with_name("swift")
     command = [
@@ -23,8 +31,8 @@ def swift_rlhf(
         "--check_model", "false", "--dataset", str(dataset),
         "--multi_turn_scheduler", "swift_gym", "--gym_env", gym_env,
         "--max_turns", str(max_turns),
-        "--reward_funcs", "swift_gym_total", "frozen_lake_format",
-        "--num_generations", "2", "--per_device_train_batch_size", "2",
+        "--reward_funcs", *reward_funcs,
+        "--num_generations", "2", "--per_device_train_batch_size", str(batch_size),
         "--max_completion_length", "8", "--max_steps", "2", "--tuner_type", "full",
         "--torch_dtype", "float32", "--report_to", "none", "--logging_steps", "1",
         "--log_completions", "true", "--save_strategy", "no",
