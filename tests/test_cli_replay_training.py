@@ -224,7 +224,31 @@ def test_a_cut_last_line_is_skipped_with_a_warning_and_the_rest_shown(tmp_path: 
     result = run("replay", str(directory), "--list")
     assert result.returncode == 0, result.stderr
     assert [(row[8], row[0]) for row in listed(result.stdout)] == [(RANK0, "0"), (RANK1, "0")]
-    assert f"skipped: {directory / RANK0}, line 2: not valid JSON" in result.stderr
+    assert f"skipped: {directory / RANK0}, line 2: cut off: the file ends inside" in result.stderr
+
+
+def test_a_file_whose_only_line_is_cut_does_not_stop_its_directory(tmp_path: Path) -> None:
+    """A process killed while writing its first episode leaves one cut line: replay, report
+    and export of the directory go on with the other files."""
+    directory = tmp_path / "killed-early"
+    directory.mkdir()
+    whole = encoded_line(played(0, 3, 0))
+    write(directory / RANK0, [], tail=whole[: len(whole) // 2])
+    write(directory / RANK1, [played(0, 2, 1, pid=101), played(1, 2, 1, pid=101)])
+    result = run("replay", str(directory), "--list")
+    assert result.returncode == 0, result.stderr
+    assert [(row[8], row[0]) for row in listed(result.stdout)] == [(RANK1, "0"), (RANK1, "1")]
+    assert f"skipped: {directory / RANK0}, line 1: cut off" in result.stderr
+    report = run("report", str(directory), "-o", str(tmp_path / "report.html"))
+    assert report.returncode == 0, report.stderr
+    assert "2 episodes" in (tmp_path / "report.html").read_text(encoding="utf-8")
+    export = run("export", str(directory), "-o", str(tmp_path / "sft.jsonl"))
+    assert export.returncode == 0, export.stderr
+    assert len((tmp_path / "sft.jsonl").read_text().splitlines()) == 2
+    garbage = directory / "rank-garbage.jsonl"
+    garbage.write_text("not json at all\n")  # a whole line that is no JSON still stops it
+    result = run("replay", str(directory), "--list")
+    assert result.returncode != 0 and "rank-garbage.jsonl, line 1: not valid JSON" in result.stderr
 
 
 def test_what_training_wrote_is_shown_escaped(tmp_path: Path) -> None:

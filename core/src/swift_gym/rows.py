@@ -54,6 +54,9 @@ class Line:
     """Byte offset after the line, for progress bars."""
     row: dict[str, Any] | None
     error: str | None = None
+    cut: bool = False
+    """The file ends inside this line (no newline) and it is no JSON: what a writer that was
+    killed mid-line leaves behind."""
 
 
 def read_jsonl(path: Path) -> Iterator[Line]:
@@ -80,6 +83,10 @@ def _lines(file: IO[bytes]) -> Iterator[Line]:
             yield Line(number, end, None, f"refused: JSON {error}")
             continue
         except ValueError as error:  # invalid JSON or invalid UTF-8
+            if not raw.endswith(b"\n"):  # the last line, and it stops short
+                why = "cut off: the file ends inside this line (a writer stopped mid-line?)"
+                yield Line(number, end, None, why, cut=True)
+                continue
             yield Line(number, end, None, f"not valid JSON: {error}")
             continue
         if not isinstance(value, dict):

@@ -122,7 +122,9 @@ Skipped = Callable[[str], None]
 def read_records(path: Path | str, skipped: Skipped | None = None) -> Iterator[dict[str, Any]]:
     """The episodes of a trajectory file, lazily. A line that is not one is skipped (and
     `skipped` told why) and reading goes on; a file with lines but no episode at all raises
-    `TrajectoryFileError` with the first line's reason."""
+    `TrajectoryFileError` with the first line's reason. A cut last line alone (a process killed
+    while writing its first episode) is skipped like any other, but leaves the file empty
+    rather than wrong, so one such file does not stop reading a directory of them."""
     path = Path(path)
     good = 0
     first = ""
@@ -130,7 +132,8 @@ def read_records(path: Path | str, skipped: Skipped | None = None) -> Iterator[d
         why = line.error if line.row is None else record_problem(line.row)
         if why is not None:
             reason = f"{path}, line {line.number}: {why}"
-            first = first or reason
+            if not line.cut:
+                first = first or reason
             if skipped is not None:
                 skipped(reason)
             continue
