@@ -43,7 +43,7 @@ class ReasoningGymEnv(Env):
 
         config = self.config
         self.system_prompt: str = config.system_prompt or SYSTEM_PROMPTS[config.system_prompt_style]
-        self._rng = random.Random()  # seeds of seedless episodes only; never the global one
+        self._rng: random.Random | None = None  # seedless episodes' own, made on first use
         self._dataset: Any = None
         self._entry: dict[str, Any] | None = None
         self._seed: int | None = None
@@ -67,6 +67,8 @@ class ReasoningGymEnv(Env):
     async def _start(self) -> None:
         seed = self.config.seed
         if seed is None:  # an item of the first build, at random (one build, cached)
+            if self._rng is None:  # from os.urandom, never the global one: made only if needed
+                self._rng = random.Random()
             seed = self._rng.randrange(self.config.size)
         try:
             found = await asyncio.to_thread(item_for, self.config, seed)

@@ -119,10 +119,13 @@ def _trim(cache: OrderedDict[Any, Any], limit: int) -> None:
         cache.popitem(last=False)
 
 
-def dataset_for(config: ReasoningGymConfig, dataset_seed: int) -> Any:
+def dataset_for(
+    config: ReasoningGymConfig, dataset_seed: int, key: tuple[str, str, int] | None = None
+) -> Any:
     """The built dataset of `config` with `dataset_seed`, from the cache or built now (two
-    threads asking at once may both build it; the first one cached wins)."""
-    key = _key(config, dataset_seed)
+    threads asking at once may both build it; the first one cached wins). `key`: its cache
+    key, if the caller has it already (it serialises the config)."""
+    key = key or _key(config, dataset_seed)
     with _cache_lock:
         found = _datasets.get(key)
         if found is not None:
@@ -146,8 +149,9 @@ def dataset_for(config: ReasoningGymConfig, dataset_seed: int) -> Any:
 def item_for(config: ReasoningGymConfig, seed: int) -> tuple[Any, dict[str, Any], int, int]:
     """(dataset, item, dataset seed, index) of episode `seed`; the item is the caller's copy."""
     dataset_seed, index = locate(config, seed)
-    item_key = (_key(config, dataset_seed), index)
-    dataset = dataset_for(config, dataset_seed)
+    key = _key(config, dataset_seed)
+    item_key = (key, index)
+    dataset = dataset_for(config, dataset_seed, key)
     with _cache_lock:
         entry = _items.get(item_key)
         if entry is not None:
