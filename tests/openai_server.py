@@ -7,7 +7,8 @@ It answers `GET /v1/models` with one model and `POST /v1/chat/completions` accor
 aborts a request whose client has gone). `--die-after K` exits the process, without answering,
 on chat request K + 1.
 Every request appends JSON lines to `--log`: `{"event": "begin"|"end", "pid", "active",
-"max_tokens"}`, where `active` counts the chat requests in progress, so a test reads how many
+"max_tokens", "time"}`, where `active` counts the chat requests in progress (a solved one ends
+before its reply is sent) and `time` is the server's monotonic clock, so a test reads how many
 requests the server saw and how many it had in flight at once. Prints `listening PORT` when
 ready. Stdlib and the FrozenLake package only.
 """
@@ -82,6 +83,7 @@ def serve(args: argparse.Namespace) -> None:
 
     def note(event: str, body: dict[str, Any]) -> None:
         line = {"event": event, "pid": os.getpid(), "active": state["active"]}
+        line["time"] = time.monotonic()
         line["max_tokens"] = body.get("max_tokens")
         log.write(json.dumps(line) + "\n")
         log.flush()
@@ -109,15 +111,25 @@ def serve(args: argparse.Namespace) -> None:
                     os._exit(0)  # dies mid-request, as a crashed server does
                 state["active"] += 1
                 note("begin", body)
+            ended = False
+
+            def end() -> None:
+                nonlocal ended
+                if not ended:
+                    ended = True
+                    with lock:
+                        state["active"] -= 1
+                        note("end", body)
+
             try:
                 if args.answer == "stall":
                     self.wait_for_hang_up()
                 else:
-                    self.reply(200, completion(solve_reply(body["messages"][-1]["content"])))
+                    answer = completion(solve_reply(body["messages"][-1]["content"]))
+                    end()  # before the reply goes out: the client's next request comes after
+                    self.reply(200, answer)
             finally:
-                with lock:
-                    state["active"] -= 1
-                    note("end", body)
+                end()
 
         def wait_for_hang_up(self) -> None:
             deadline = time.monotonic() + STALL_LIMIT
