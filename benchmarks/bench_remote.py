@@ -170,15 +170,17 @@ WHY_THROUGHPUT = (
 )
 
 
-def measure(episodes: int, tp_episodes: int, repeats: int, openenv_python: str | None):
+def measure(
+    episodes: int, tp_episodes: int, repeats: int, openenv_python: str | None, isolations: list[str]
+):
     work = workload(episodes)
     tp_work = workload(tp_episodes)
-    servers = [remote_servers.start_ours()]
+    servers = [remote_servers.start_ours(isolation) for isolation in isolations]
     try:
         if openenv_python:
             for mode in ("sync", "async"):
                 servers.append(remote_servers.start_openenv(openenv_python, mode))
-        return _measure(work, tp_work, repeats, servers, openenv_python)
+        return _measure(work, tp_work, repeats, servers, len(isolations), openenv_python)
     finally:
         for server in servers:
             server.stop()
@@ -189,14 +191,12 @@ def openenv_version(python: str) -> str:
     return bench_timing.run_python(python, ["-c", code])[1].strip()
 
 
-def _measure(work, tp_work, repeats, servers, openenv_python):
-    ours, others = servers[0], servers[1:]
-    sides = {
-        "in-process": latency_local,
-        "openenv env -> swift-gym serve": latency_openenv_env(ours.url),
-        "raw -> swift-gym serve": latency_raw(ours.ws_url),
-    }
-    for server in others:
+def _measure(work, tp_work, repeats, servers, n_ours, openenv_python):
+    ours, others = servers[:n_ours], servers[n_ours:]
+    sides = {"in-process": latency_local}
+    for server in ours:
+        sides[f"openenv env -> {server.name}"] = latency_openenv_env(server.url)
+    for server in servers:
         sides[f"raw -> {server.name}"] = latency_raw(server.ws_url)
     times: dict[str, list[float]] = {name: [] for name in sides}
     reference = None
@@ -213,30 +213,33 @@ def _measure(work, tp_work, repeats, servers, openenv_python):
         for name in names[shift:] + names[:shift]:
             sides[name](work, times[name])
     p = {name: (percentile(t, 50) * 1e6, percentile(t, 99) * 1e6) for name, t in times.items()}
-    local, remote = p["in-process"], p["openenv env -> swift-gym serve"]
-    rows = [
-        ratio_row("step latency p50: openenv env -> swift-gym serve vs in-process", remote[0],
-                  local[0], "us"),
-        ratio_row("step latency p99: openenv env -> swift-gym serve vs in-process", remote[1],
-                  local[1], "us"),
-    ]  # fmt: skip
-    raw = p["raw -> swift-gym serve"]
-    hop = "step latency p50 to swift-gym serve: openenv env vs raw client (its background loop)"
-    rows.append(ratio_row(hop, remote[0], raw[0], "us"))
-    for server in others:
-        theirs = p[f"raw -> {server.name}"]
-        for i, q in enumerate(("p50", "p99")):
-            rows.append(ratio_row(f"round trip {q}, raw client: swift-gym serve vs "
-                                  f"{server.name}", raw[i], theirs[i], "us"))  # fmt: skip
-    overhead = (remote[0] - local[0]) / 1000
-    goals = [
-        goal(
-            "p50 step overhead of a remote FrozenLake < 1 ms (loopback)",
-            f"{overhead:.3f} ms (p50 {remote[0]:.0f} us remote, {local[0]:.1f} us in-process)",
-            overhead < 1,
-            WHY_LATENCY,
+    local = p["in-process"]
+    rows, goals = [], []
+    for server in ours:
+        remote, raw = p[f"openenv env -> {server.name}"], p[f"raw -> {server.name}"]
+        rows += [
+            ratio_row(f"step latency p50: openenv env -> {server.name} vs in-process",
+                      remote[0], local[0], "us"),
+            ratio_row(f"step latency p99: openenv env -> {server.name} vs in-process",
+                      remote[1], local[1], "us"),
+            ratio_row(f"step latency p50 to {server.name}: openenv env vs raw client "
+                      "(its background loop)", remote[0], raw[0], "us"),
+        ]  # fmt: skip
+        for other in others:
+            theirs = p[f"raw -> {other.name}"]
+            for i, q in enumerate(("p50", "p99")):
+                rows.append(ratio_row(f"round trip {q}, raw client: {server.name} vs "
+                                      f"{other.name}", raw[i], theirs[i], "us"))  # fmt: skip
+        overhead = (remote[0] - local[0]) / 1000
+        goals.append(
+            goal(
+                f"p50 step overhead of a remote FrozenLake < 1 ms (loopback), {server.name}",
+                f"{overhead:.3f} ms (p50 {remote[0]:.0f} us remote, {local[0]:.1f} us "
+                "in-process)",
+                overhead < 1,
+                WHY_LATENCY,
+            )
         )
-    ]
 
     tp: dict[tuple[str, int], list[float]] = {}
     tp_ref = None
@@ -253,32 +256,39 @@ def _measure(work, tp_work, repeats, servers, openenv_python):
                     tp.setdefault((server.name, sessions), []).append(rate)
     notes = []
     for sessions in SESSIONS:
-        mine = tp[(ours.name, sessions)]
-        if not others:
-            notes.append(f"{sessions} sessions: {median(mine):,.0f} steps/s")
-        for server in others:
-            theirs = tp[(server.name, sessions)]
-            paired = median([a / b for a, b in zip(mine, theirs, strict=True)])
-            row = ratio_row(f"steps/s, {sessions} sessions: swift-gym serve vs {server.name}",
-                            median(mine), median(theirs), "/s")  # fmt: skip
-            rows.append({**row, "ratio": paired})
-            if sessions == 256:
-                goals.append(goal(f"more steps/s than {server.name} at 256 sessions",
-                                  f"{paired:.2f}x", paired > 1, WHY_THROUGHPUT))  # fmt: skip
+        for server in ours:
+            mine = tp[(server.name, sessions)]
+            spread = f"{min(mine):,.0f}..{max(mine):,.0f}"
+            if not others:
+                notes.append(f"{sessions} sessions: {median(mine):,.0f} steps/s ({spread})")
+            for other in others:
+                theirs = tp[(other.name, sessions)]
+                paired = [a / b for a, b in zip(mine, theirs, strict=True)]
+                row = ratio_row(f"steps/s, {sessions} sessions: {server.name} vs {other.name}",
+                                median(mine), median(theirs), "/s")  # fmt: skip
+                rows.append({**row, "ratio": median(paired),
+                             "ratios": f"{min(paired):.2f}..{max(paired):.2f}"})  # fmt: skip
+                if sessions == 256:
+                    goals.append(goal(f"more steps/s than {other.name} at 256 sessions, "
+                                      f"{server.name}", f"{median(paired):.2f}x (rounds "
+                                      f"{min(paired):.2f}..{max(paired):.2f})",
+                                      median(paired) > 1, WHY_THROUGHPUT))  # fmt: skip
     if not others:
         goals.append(goal("more steps/s than openenv's server at 256 sessions", "not measured",
                           False, "no venv with openenv was given (--openenv-python or "
                           "BENCH_OPENENV_PYTHON; tox -e bench builds one)"))  # fmt: skip
     steps = reference[1]
+    forms = ", ".join(server.name for server in ours)
     return {
         "benchmark": "Remote envs (swift-gym serve, the openenv env)",
         "repeats": repeats,
-        "detail": f"servers on 127.0.0.1, each its own process; latency: {len(work)} solver "
-        f"episodes ({steps} steps) per side and round, p50/p99 over {repeats} rounds; "
-        f"throughput: {len(tp_work)} episodes ({tp_ref[1]} steps) per server and round at "
-        f"1, 16 and 256 sessions, median of {repeats} rounds"
+        "detail": f"servers on 127.0.0.1, each its own process ({forms}); latency: "
+        f"{len(work)} solver episodes ({steps} steps) per side and round, p50/p99 over {repeats} "
+        f"rounds; throughput: {len(tp_work)} episodes ({tp_ref[1]} steps) per server and round "
+        f"at 1, 16 and 256 sessions, median of {repeats} rounds (the paired rounds' ratios' "
+        "range beside)"
         + (f"; openenv {openenv_version(openenv_python)} from {openenv_python}" if others else "")
-        + (f"; openenv's server not run: {'; '.join(notes)} for swift-gym serve" if notes else ""),
+        + (f"; openenv's server not run: {'; '.join(notes)}" if notes else ""),
         "rows": rows,
         "goals": goals,
     }
@@ -293,9 +303,16 @@ def main() -> None:
         "--openenv-python", default=os.environ.get("BENCH_OPENENV_PYTHON") or None,
         help="a python with openenv and swift-gym + FrozenLake installed",
     )  # fmt: skip
+    parser.add_argument(
+        "--isolation", default="thread,inline",
+        help="forms of swift-gym serve to run, comma-separated (thread: the default)",
+    )  # fmt: skip
     parser.add_argument("--json")
     args = parser.parse_args()
-    result = measure(args.episodes, args.throughput_episodes, args.repeats, args.openenv_python)
+    isolations = args.isolation.split(",")
+    result = measure(
+        args.episodes, args.throughput_episodes, args.repeats, args.openenv_python, isolations
+    )
     write_json(args.json, result)
 
 

@@ -2,11 +2,11 @@
 
 A session never resets on its own: a step before the first reset, or after the episode ended
 (done) or broke (the env raised or hung), is answered with an error frame that says to reset.
-Each reset builds a fresh env from the reset's env_config, on the session's worker thread (see
-`worker`), and the session keeps the conversation that `Env.step` receives, as ms-swift's gym
+Each reset builds a fresh env from the reset's env_config, where the server's isolation puts
+it (`placement`: the session's own thread by default), and the session keeps the conversation that `Env.step` receives, as ms-swift's gym
 scheduler does: system prompt, first observation, then each reply and observation.
 
-`SessionTable` bounds how many sessions run at once. A worker whose env hung past the step
+`SessionTable` bounds how many sessions run at once. A runner whose env hung past the step
 timeout still holds its slot until the call really returns, so hung envs cannot make the server
 start threads without bound.
 """
@@ -31,9 +31,11 @@ from .protocol import (
     reply_of,
     state_frame,
 )
-from .worker import CallTimeout, EnvWorker
+from .placement import Placement
+from .worker import CallTimeout
 
 if TYPE_CHECKING:
+    from .placement import Runner
     from ..env import Env, Message
     from .catalogue import EnvCatalogue
 
@@ -45,8 +47,15 @@ CLOSE_TIMEOUT = 5.0
 class Session:
     """One client's env and episode. Frames are handled one at a time (`handle`)."""
 
-    def __init__(self, catalogue: EnvCatalogue, table: SessionTable, step_timeout: float):
+    def __init__(
+        self,
+        catalogue: EnvCatalogue,
+        table: SessionTable,
+        step_timeout: float,
+        placement: Placement | None = None,
+    ):
         self.id = uuid.uuid4().hex
+        self.placement = placement or Placement()
         self.catalogue = catalogue
         self.table = table
         self.step_timeout = step_timeout
@@ -60,7 +69,7 @@ class Session:
         self.handling = False
         """A frame is being handled: the session is not idle, whatever the clock says."""
         self.last_active = time.monotonic()
-        self._worker: EnvWorker | None = None
+        self._worker: Runner | None = None
         self._broken = ""
         """Why the session is BROKEN, for the step that follows."""
 
@@ -151,16 +160,16 @@ class Session:
             await self._drop_env()
         return frame
 
-    def _worker_for_call(self) -> EnvWorker:
-        """The session's worker; a new one if the old is still stuck in a timed-out call."""
+    def _worker_for_call(self) -> Runner:
+        """The session's runner; a new one if the old is still stuck in a timed-out call."""
         if self._worker is not None and self._worker.busy:
             self.table.orphan(self._worker)
             self._worker = None
         if self._worker is None:
-            self._worker = EnvWorker(f"swift-gym-session-{self.id[:8]}")
+            self._worker = self.placement.runner(f"swift-gym-session-{self.id[:8]}")
         return self._worker
 
-    async def _call(self, worker: EnvWorker, function: Any, doing: str | dict[str, Any]) -> Any:
+    async def _call(self, worker: Runner, function: Any, doing: str | dict[str, Any]) -> Any:
         """`function()` on the worker. `doing` says what for in errors; a dict's "doing" and
         "name" are read when the error happens (a call that does several things updates them)."""
         try:
@@ -254,7 +263,7 @@ class SessionTable:
     def __init__(self, capacity: int):
         self.capacity = capacity
         self.sessions: dict[str, Session] = {}
-        self._orphans: list[EnvWorker] = []
+        self._orphans: list[Runner] = []
 
     def _prune(self) -> None:
         for worker in [w for w in self._orphans if not w.busy]:
@@ -277,7 +286,7 @@ class SessionTable:
     def remove(self, session: Session) -> None:
         self.sessions.pop(session.id, None)
 
-    def orphan(self, worker: EnvWorker) -> None:
+    def orphan(self, worker: Runner) -> None:
         """Keep a stuck worker counted until its call returns; then it is stopped."""
         self._orphans.append(worker)
 
