@@ -234,8 +234,7 @@ def _measure(work, tp_work, repeats, servers, n_ours, openenv_python):
         goals.append(
             goal(
                 f"p50 step overhead of a remote FrozenLake < 1 ms (loopback), {server.name}",
-                f"{overhead:.3f} ms (p50 {remote[0]:.0f} us remote, {local[0]:.1f} us "
-                "in-process)",
+                f"{overhead:.3f} ms (p50 {remote[0]:.0f} us remote, {local[0]:.1f} us in-process)",
                 overhead < 1,
                 WHY_LATENCY,
             )

@@ -3,8 +3,9 @@
 A session never resets on its own: a step before the first reset, or after the episode ended
 (done) or broke (the env raised or hung), is answered with an error frame that says to reset.
 Each reset builds a fresh env from the reset's env_config, where the server's isolation puts
-it (`placement`: the session's own thread by default), and the session keeps the conversation that `Env.step` receives, as ms-swift's gym
-scheduler does: system prompt, first observation, then each reply and observation.
+it (`placement`: the session's own thread by default), and the session keeps the conversation
+that `Env.step` receives, as ms-swift's gym scheduler does: system prompt, first observation,
+then each reply and observation.
 
 `SessionTable` bounds how many sessions run at once. A runner whose env hung past the step
 timeout still holds its slot until the call really returns, so hung envs cannot make the server
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidConfigError, short_repr
 from ..plugins import describe_error
+from .placement import Placement
 from .protocol import (
     EXECUTION_ERROR,
     SESSION_ERROR,
@@ -31,13 +33,12 @@ from .protocol import (
     reply_of,
     state_frame,
 )
-from .placement import Placement
 from .worker import CallTimeout
 
 if TYPE_CHECKING:
-    from .placement import Runner
     from ..env import Env, Message
     from .catalogue import EnvCatalogue
+    from .placement import Runner
 
 NEW, PLAYING, OVER, BROKEN = "new", "playing", "over", "broken"
 CLOSE_TIMEOUT = 5.0
