@@ -27,6 +27,36 @@ def _websockets() -> Any:
     return connect
 
 
+async def _within(awaitable: Any, seconds: float) -> Any:
+    """`await awaitable` in the caller's own task, `asyncio.TimeoutError` after `seconds`.
+
+    `asyncio.wait_for` before Python 3.12 wraps the awaitable in a task of its own: a loop
+    iteration more on every answer read.
+    """
+    task = asyncio.current_task()
+    if task is None:
+        return await asyncio.wait_for(awaitable, seconds)
+    fired = False
+
+    def expire() -> None:
+        nonlocal fired
+        fired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(seconds, expire)
+    try:
+        return await awaitable
+    except asyncio.CancelledError:
+        if not fired:
+            raise
+        uncancel = getattr(task, "uncancel", None)  # Python 3.11+
+        if uncancel is not None:
+            uncancel()
+        raise asyncio.TimeoutError() from None
+    finally:
+        timer.cancel()
+
+
 class Session:
     """A connection to `url` (a ws:// URL), opened by `open`, one request at a time."""
 
@@ -65,7 +95,7 @@ class Session:
             raise RemoteEnvError(f"{self.url}: the connection is closed")
         try:
             await self._socket.send(frame)
-            answer = await asyncio.wait_for(self._socket.recv(), self._answer_timeout)
+            answer = await _within(self._socket.recv(), self._answer_timeout)
         except asyncio.TimeoutError:
             await self.close()
             raise RemoteEnvError(
