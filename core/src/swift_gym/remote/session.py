@@ -89,8 +89,10 @@ class Session:
         except Exception as error:  # a handshake refused: 401, 403, 404, not a WebSocket...
             raise RemoteEnvError(f"{self.url}: {type(error).__name__}: {error}") from None
 
-    async def request(self, frame: str) -> Observation:
-        """Send `frame` and read the answer."""
+    async def request(self, frame: str, close_when_done: bool = False) -> Observation:
+        """Send `frame` and read the answer; with `close_when_done`, an answer that ends the
+        episode closes the session too, in the same hop to this loop (a hop less for the
+        episode's last step)."""
         if self._socket is None:
             raise RemoteEnvError(f"{self.url}: the connection is closed")
         try:
@@ -104,7 +106,10 @@ class Session:
         except Exception as error:  # the server went away, or sent a frame too big
             await self.close()
             raise RemoteEnvError(f"{self.url}: connection lost: {error}") from None
-        return parse_frame(self.url, answer)
+        observation = parse_frame(self.url, answer)
+        if close_when_done and observation.done:
+            await self.close()
+        return observation
 
     async def close(self) -> None:
         """Say goodbye (best effort) and close; safe to call more than once."""
@@ -112,6 +117,6 @@ class Session:
         if socket is None:
             return
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(socket.send(close_frame()), 1)
+            await _within(socket.send(close_frame()), 1)
         with contextlib.suppress(Exception):
             await socket.close()
