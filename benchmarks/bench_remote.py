@@ -1,9 +1,10 @@
 """Remote envs: a served FrozenLake's step latency against the env in-process, and one server's
 steps per second at 1, 16 and 256 sessions against openenv's own server on the same env.
 
-Servers are real processes on 127.0.0.1 (`remote_servers`): `swift-gym serve frozen_lake`, and
-openenv's `create_fastapi_app` serving the same swift-gym FrozenLake wrapped as an OpenEnv
-`Environment` (`openenv_frozen_lake.py`), in its two forms: sync `reset`/`step` (as openenv's
+Servers are real processes on 127.0.0.1 (`remote_servers`): `swift-gym serve frozen_lake` in
+each form of its `--isolation` (`thread`, the default, run without the flag; `shared`; `inline`;
+this script's `--isolation` picks which), and openenv's `create_fastapi_app` serving the same
+swift-gym FrozenLake wrapped as an OpenEnv `Environment` (`openenv_frozen_lake.py`), in its two forms: sync `reset`/`step` (as openenv's
 docs write envs: each call on the session's executor thread) and async overrides (awaited on the
 server's loop). openenv's server runs from a venv of its own (`--openenv-python`, default
 `$BENCH_OPENENV_PYTHON`, which `tox -e bench` builds); without one its rows are left out and its
@@ -155,18 +156,17 @@ def summary(results: list[Any]) -> tuple[int, int, float, int]:
 
 WHY_LATENCY = (
     "a FrozenLake step costs a few us in-process; remotely every step is a JSON frame each way "
-    "over loopback TCP, the server's WebSocket parsing and session bookkeeping, a hop to the "
-    "env's own thread and back (isolation), and on the client a hop to the background loop "
-    "every socket lives on; on 2 busy shared cores every hop may wait for a core."
+    "over loopback TCP, the server's WebSocket parsing and session bookkeeping, with the default "
+    "isolation a hop to the env's own thread and back, and on the client a hop to the background "
+    "loop every socket lives on (and back); on 2 busy shared cores every hop may wait for a core."
 )
 WHY_THROUGHPUT = (
-    "every step on swift-gym serve is a round trip between the server's loop and the session's "
-    "own env thread (its isolation: a slow or blocking env stalls only its own session); that "
-    "round trip (EnvWorker.call: the worker's event loop woken through its self-pipe, and the "
-    "answer back the same way) costs 125 to 165 us on this machine against about 70 us for the "
-    "run_in_executor of openenv's sync form, and openenv's async form awaits the env on its own "
-    "loop with no hop at all (and no isolation: one slow step stalls every session); the "
-    "timeout machinery is about 6% of the hop. Client and servers share the 2 cores."
+    "with the default isolation (thread) every step is a round trip between the server's loop "
+    "and the session's own env thread: a slow or blocking env stalls only its own session. "
+    "openenv's async form awaits the env on its own loop, with no hop and no isolation (one slow "
+    "step stalls every session), as --isolation inline does; --isolation shared is the middle "
+    "(a few loops: a blocking env stalls the sessions on its loop). At 16 and 256 sessions the "
+    "one client process, on the same 2 cores, bounds every server's steps/s."
 )
 
 
@@ -303,7 +303,7 @@ def main() -> None:
         help="a python with openenv and swift-gym + FrozenLake installed",
     )  # fmt: skip
     parser.add_argument(
-        "--isolation", default="thread,inline",
+        "--isolation", default="thread,shared,inline",
         help="forms of swift-gym serve to run, comma-separated (thread: the default)",
     )  # fmt: skip
     parser.add_argument("--json")
