@@ -4,12 +4,12 @@ steps per second at 1, 16 and 256 sessions against openenv's own server on the s
 Servers are real processes on 127.0.0.1 (`remote_servers`): `swift-gym serve frozen_lake` in
 each form of its `--isolation` (`thread`, the default, run without the flag; `shared`; `inline`;
 this script's `--isolation` picks which), and openenv's `create_fastapi_app` serving the same
-swift-gym FrozenLake wrapped as an OpenEnv `Environment` (`openenv_frozen_lake.py`), in its two forms: sync `reset`/`step` (as openenv's
-docs write envs: each call on the session's executor thread) and async overrides (awaited on the
-server's loop). openenv's server runs from a venv of its own (`--openenv-python`, default
-`$BENCH_OPENENV_PYTHON`, which `tox -e bench` builds); without one its rows are left out and its
-goal is reported as not measured. The client is the same raw-websockets one for every server
-(why: `remote_servers`).
+swift-gym FrozenLake wrapped as an OpenEnv `Environment` (`openenv_frozen_lake.py`), in its two
+forms: sync `reset`/`step` (as openenv's docs write envs: each call on the session's executor
+thread) and async overrides (awaited on the server's loop). openenv's server runs from a venv
+of its own (`--openenv-python`, default `$BENCH_OPENENV_PYTHON`, which `tox -e bench` builds);
+without one its rows are left out and its goal is reported as not measured. The client is the
+same raw-websockets one for every server (why: `remote_servers`).
 
 - **Latency.** One episode at a time, the solver's replies for seeds 0..E-1 (drawn before
   timing): each step's time as a user pays it through swift-gym's `openenv` env (`await
