@@ -2,13 +2,14 @@
 
 - `thread` (the default): each session's env on a thread and loop of its own (`EnvWorker`). An
   env that blocks (`time.sleep`, seconds of computing, a hang) holds only its own session. Each
-  call is a hop between threads, which is most of what a short step costs the server.
+  call is a hop between threads: with hundreds of FrozenLake sessions, about a third of the
+  server's steps/s (benchmarks/README.md, "Remote envs").
 - `shared`: sessions share `SHARED_LOOPS` worker loops, each session pinned to one for its env's
   life. The same hop, but a few threads instead of hundreds contend for the GIL, and a loop
   woken once runs every call that arrived meanwhile. An env that blocks stalls the sessions on
   its loop (not the server): their calls time out like its own; a loop with a call past its
   timeout gets no new sessions until it is free again, and the next reset of a session whose
-  call timed out lands on another loop.
+  call timed out lands on a loop that is not blocked.
 - `inline`: envs run on the server's own loop: no hop at all, the fastest. For envs known to
   be cooperative (they await, never block: FrozenLake, envs that call remote services with an
   async client). One that blocks stalls every session and the sockets while it blocks; the
