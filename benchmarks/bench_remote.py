@@ -259,7 +259,8 @@ def _measure(work, tp_work, repeats, servers, n_ours, openenv_python):
             mine = tp[(server.name, sessions)]
             spread = f"{min(mine):,.0f}..{max(mine):,.0f}"
             if not others:
-                notes.append(f"{sessions} sessions: {median(mine):,.0f} steps/s ({spread})")
+                notes.append(f"{server.name}, {sessions} sessions: {median(mine):,.0f} steps/s "
+                             f"({spread})")  # fmt: skip
             for other in others:
                 theirs = tp[(other.name, sessions)]
                 paired = [a / b for a, b in zip(mine, theirs, strict=True)]
