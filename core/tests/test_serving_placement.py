@@ -111,3 +111,60 @@ async def test_a_mailbox_runs_everything_posted_from_other_threads_in_order() ->
     threading.Thread(target=post_all).start()
     await asyncio.wait_for(done.wait(), 10)
     assert seen == list(range(500))
+
+
+class _Closes:
+    """Done at the first step; its close() counts, and fails as `failure` says."""
+
+    closes = 0
+
+    def __init__(self, failure: BaseException | None) -> None:
+        self.failure = failure
+
+    async def reset(self) -> tuple[str, dict[str, object], str]:
+        return "start", {}, ""
+
+    async def step(self, messages: object) -> tuple[str, float, bool, dict[str, object]]:
+        return "end", 1.0, True, {}
+
+    async def close(self) -> None:
+        _Closes.closes += 1
+        if self.failure is not None:
+            raise self.failure
+
+
+@pytest.mark.parametrize("failure", [None, RuntimeError("close broke"), SystemExit(2)])
+async def test_the_last_step_closes_its_env_in_the_same_call(
+    failure: BaseException | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from swift_gym.serving.worker import EnvWorker
+
+    calls: list[object] = []
+    call = EnvWorker.call
+
+    def counted(self: EnvWorker, function: object, timeout: float, lane: object = None) -> object:
+        calls.append(function)
+        return call(self, function, timeout, lane)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(EnvWorker, "call", counted)
+
+    class _Catalogue:
+        registry = None
+
+        def env_config(self, data: object) -> tuple[str, dict[str, object], None]:
+            return "closes", {"name": "closes"}, None
+
+        def get_env_class(self, name: str) -> object:
+            return lambda config: _Closes(failure)
+
+    chosen = _Catalogue()
+    chosen.registry = chosen  # type: ignore[assignment]
+    session = Session(chosen, SessionTable(1), step_timeout=5)  # type: ignore[arg-type]
+    _Closes.closes = 0
+    await session.handle("reset", {})
+    answer = json.loads(await session.handle("step", {"message": "x"}))
+    assert answer["data"]["done"] is True and answer["data"]["reward"] == 1.0
+    assert len(calls) == 2 and _Closes.closes == 1  # reset, then step-and-close: no third call
+    assert session.env is None and session.state()["phase"] == "over"
+    await session.close()
+    assert _Closes.closes == 1  # not closed twice

@@ -14,6 +14,7 @@ start threads without bound.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import math
@@ -151,15 +152,29 @@ class Session:
         history = [dict(message) for message in self.messages]  # the env may change its copy
         # until the step has returned something sound
         self.phase, self._broken = BROKEN, "the episode ended with an env error (answered before)"
-        result = await self._call(self._worker_for_call(), lambda: env.step(history), "step()")
+        closed: list[bool] = []
+
+        async def step_and_close_when_done() -> Any:
+            # The last step closes its env in the same call: a round trip between threads less
+            # per episode.
+            result = env.step(history)
+            if inspect.isawaitable(result):
+                result = await result
+            if isinstance(result, tuple) and len(result) == 4 and result[2]:
+                closed.append(True)
+                await _close_quietly(env)
+            return result
+
+        try:
+            result = await self._call(self._worker_for_call(), step_and_close_when_done, "step()")
+        finally:
+            if closed:
+                self.env = None
         observation, reward, done, info = _step_result(result, self.env_name or "?")
         self.messages.append({"role": "user", "content": observation})
         self.steps += 1
         self.phase = OVER if done else PLAYING
-        frame = observation_frame(observation, reward, done, info, self._metadata())
-        if done:
-            await self._drop_env()
-        return frame
+        return observation_frame(observation, reward, done, info, self._metadata())
 
     def _worker_for_call(self) -> Runner:
         """The session's runner; a new one if the old is still stuck in a timed-out call."""
@@ -220,6 +235,25 @@ class Session:
                 self._worker.stop()
             self._worker = None
         self.table.remove(self)
+
+
+async def _close_quietly(env: Env) -> None:
+    """`env.close()`, at most CLOSE_TIMEOUT seconds if it awaits; its failing (sys.exit()
+    included) is no client's problem. The failure is caught inside the task `wait_for` makes:
+    a task that raises SystemExit would stop the loop it runs on."""
+
+    async def closing() -> None:
+        try:
+            result = env.close()
+            if inspect.isawaitable(result):
+                await result
+        except asyncio.CancelledError:
+            raise
+        except BaseException:  # nothing to tell: the episode's answer is what counts
+            pass
+
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(closing(), CLOSE_TIMEOUT)
 
 
 def _reset_result(result: Any, name: str) -> tuple[str, dict[str, Any], str]:
