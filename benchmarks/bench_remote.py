@@ -1,14 +1,15 @@
 """Remote envs: a served FrozenLake's step latency against the env in-process, and one server's
 steps per second at 1, 16 and 256 sessions against openenv's own server on the same env.
 
-Servers are real processes on 127.0.0.1 (`remote_servers`): `swift-gym serve frozen_lake`, and
-openenv's `create_fastapi_app` serving the same swift-gym FrozenLake wrapped as an OpenEnv
-`Environment` (`openenv_frozen_lake.py`), in its two forms: sync `reset`/`step` (as openenv's
-docs write envs: each call on the session's executor thread) and async overrides (awaited on the
-server's loop). openenv's server runs from a venv of its own (`--openenv-python`, default
-`$BENCH_OPENENV_PYTHON`, which `tox -e bench` builds); without one its rows are left out and its
-goal is reported as not measured. The client is the same raw-websockets one for every server
-(why: `remote_servers`).
+Servers are real processes on 127.0.0.1 (`remote_servers`): `swift-gym serve frozen_lake` in
+each form of its `--isolation` (`thread`, the default, run without the flag; `shared`; `inline`;
+this script's `--isolation` picks which), and openenv's `create_fastapi_app` serving the same
+swift-gym FrozenLake wrapped as an OpenEnv `Environment` (`openenv_frozen_lake.py`), in its two
+forms: sync `reset`/`step` (as openenv's docs write envs: each call on the session's executor
+thread) and async overrides (awaited on the server's loop). openenv's server runs from a venv
+of its own (`--openenv-python`, default `$BENCH_OPENENV_PYTHON`, which `tox -e bench` builds);
+without one its rows are left out and its goal is reported as not measured. The client is the
+same raw-websockets one for every server (why: `remote_servers`).
 
 - **Latency.** One episode at a time, the solver's replies for seeds 0..E-1 (drawn before
   timing): each step's time as a user pays it through swift-gym's `openenv` env (`await
@@ -155,30 +156,31 @@ def summary(results: list[Any]) -> tuple[int, int, float, int]:
 
 WHY_LATENCY = (
     "a FrozenLake step costs a few us in-process; remotely every step is a JSON frame each way "
-    "over loopback TCP, the server's WebSocket parsing and session bookkeeping, a hop to the "
-    "env's own thread and back (isolation), and on the client a hop to the background loop "
-    "every socket lives on; on 2 busy shared cores every hop may wait for a core."
+    "over loopback TCP, the server's WebSocket parsing and session bookkeeping, with the default "
+    "isolation a hop to the env's own thread and back, and on the client a hop to the background "
+    "loop every socket lives on (and back); on 2 busy shared cores every hop may wait for a core."
 )
 WHY_THROUGHPUT = (
-    "every step on swift-gym serve is a round trip between the server's loop and the session's "
-    "own env thread (its isolation: a slow or blocking env stalls only its own session); that "
-    "round trip (EnvWorker.call: the worker's event loop woken through its self-pipe, and the "
-    "answer back the same way) costs 125 to 165 us on this machine against about 70 us for the "
-    "run_in_executor of openenv's sync form, and openenv's async form awaits the env on its own "
-    "loop with no hop at all (and no isolation: one slow step stalls every session); the "
-    "timeout machinery is about 6% of the hop. Client and servers share the 2 cores."
+    "with the default isolation (thread) every step is a round trip between the server's loop "
+    "and the session's own env thread: a slow or blocking env stalls only its own session. "
+    "openenv's async form awaits the env on its own loop, with no hop and no isolation (one slow "
+    "step stalls every session), as --isolation inline does; --isolation shared is the middle "
+    "(a few loops: a blocking env stalls the sessions on its loop). At 16 and 256 sessions the "
+    "one client process, on the same 2 cores, bounds every server's steps/s."
 )
 
 
-def measure(episodes: int, tp_episodes: int, repeats: int, openenv_python: str | None):
+def measure(
+    episodes: int, tp_episodes: int, repeats: int, openenv_python: str | None, isolations: list[str]
+):
     work = workload(episodes)
     tp_work = workload(tp_episodes)
-    servers = [remote_servers.start_ours()]
+    servers = [remote_servers.start_ours(isolation) for isolation in isolations]
     try:
         if openenv_python:
             for mode in ("sync", "async"):
                 servers.append(remote_servers.start_openenv(openenv_python, mode))
-        return _measure(work, tp_work, repeats, servers, openenv_python)
+        return _measure(work, tp_work, repeats, servers, len(isolations), openenv_python)
     finally:
         for server in servers:
             server.stop()
@@ -189,14 +191,12 @@ def openenv_version(python: str) -> str:
     return bench_timing.run_python(python, ["-c", code])[1].strip()
 
 
-def _measure(work, tp_work, repeats, servers, openenv_python):
-    ours, others = servers[0], servers[1:]
-    sides = {
-        "in-process": latency_local,
-        "openenv env -> swift-gym serve": latency_openenv_env(ours.url),
-        "raw -> swift-gym serve": latency_raw(ours.ws_url),
-    }
-    for server in others:
+def _measure(work, tp_work, repeats, servers, n_ours, openenv_python):
+    ours, others = servers[:n_ours], servers[n_ours:]
+    sides = {"in-process": latency_local}
+    for server in ours:
+        sides[f"openenv env -> {server.name}"] = latency_openenv_env(server.url)
+    for server in servers:
         sides[f"raw -> {server.name}"] = latency_raw(server.ws_url)
     times: dict[str, list[float]] = {name: [] for name in sides}
     reference = None
@@ -213,30 +213,32 @@ def _measure(work, tp_work, repeats, servers, openenv_python):
         for name in names[shift:] + names[:shift]:
             sides[name](work, times[name])
     p = {name: (percentile(t, 50) * 1e6, percentile(t, 99) * 1e6) for name, t in times.items()}
-    local, remote = p["in-process"], p["openenv env -> swift-gym serve"]
-    rows = [
-        ratio_row("step latency p50: openenv env -> swift-gym serve vs in-process", remote[0],
-                  local[0], "us"),
-        ratio_row("step latency p99: openenv env -> swift-gym serve vs in-process", remote[1],
-                  local[1], "us"),
-    ]  # fmt: skip
-    raw = p["raw -> swift-gym serve"]
-    hop = "step latency p50 to swift-gym serve: openenv env vs raw client (its background loop)"
-    rows.append(ratio_row(hop, remote[0], raw[0], "us"))
-    for server in others:
-        theirs = p[f"raw -> {server.name}"]
-        for i, q in enumerate(("p50", "p99")):
-            rows.append(ratio_row(f"round trip {q}, raw client: swift-gym serve vs "
-                                  f"{server.name}", raw[i], theirs[i], "us"))  # fmt: skip
-    overhead = (remote[0] - local[0]) / 1000
-    goals = [
-        goal(
-            "p50 step overhead of a remote FrozenLake < 1 ms (loopback)",
-            f"{overhead:.3f} ms (p50 {remote[0]:.0f} us remote, {local[0]:.1f} us in-process)",
-            overhead < 1,
-            WHY_LATENCY,
+    local = p["in-process"]
+    rows, goals = [], []
+    for server in ours:
+        remote, raw = p[f"openenv env -> {server.name}"], p[f"raw -> {server.name}"]
+        rows += [
+            ratio_row(f"step latency p50: openenv env -> {server.name} vs in-process",
+                      remote[0], local[0], "us"),
+            ratio_row(f"step latency p99: openenv env -> {server.name} vs in-process",
+                      remote[1], local[1], "us"),
+            ratio_row(f"step latency p50 to {server.name}: openenv env vs raw client "
+                      "(its background loop)", remote[0], raw[0], "us"),
+        ]  # fmt: skip
+        for other in others:
+            theirs = p[f"raw -> {other.name}"]
+            for i, q in enumerate(("p50", "p99")):
+                rows.append(ratio_row(f"round trip {q}, raw client: {server.name} vs "
+                                      f"{other.name}", raw[i], theirs[i], "us"))  # fmt: skip
+        overhead = (remote[0] - local[0]) / 1000
+        goals.append(
+            goal(
+                f"p50 step overhead of a remote FrozenLake < 1 ms (loopback), {server.name}",
+                f"{overhead:.3f} ms (p50 {remote[0]:.0f} us remote, {local[0]:.1f} us in-process)",
+                overhead < 1,
+                WHY_LATENCY,
+            )
         )
-    ]
 
     tp: dict[tuple[str, int], list[float]] = {}
     tp_ref = None
@@ -253,32 +255,40 @@ def _measure(work, tp_work, repeats, servers, openenv_python):
                     tp.setdefault((server.name, sessions), []).append(rate)
     notes = []
     for sessions in SESSIONS:
-        mine = tp[(ours.name, sessions)]
-        if not others:
-            notes.append(f"{sessions} sessions: {median(mine):,.0f} steps/s")
-        for server in others:
-            theirs = tp[(server.name, sessions)]
-            paired = median([a / b for a, b in zip(mine, theirs, strict=True)])
-            row = ratio_row(f"steps/s, {sessions} sessions: swift-gym serve vs {server.name}",
-                            median(mine), median(theirs), "/s")  # fmt: skip
-            rows.append({**row, "ratio": paired})
-            if sessions == 256:
-                goals.append(goal(f"more steps/s than {server.name} at 256 sessions",
-                                  f"{paired:.2f}x", paired > 1, WHY_THROUGHPUT))  # fmt: skip
+        for server in ours:
+            mine = tp[(server.name, sessions)]
+            spread = f"{min(mine):,.0f}..{max(mine):,.0f}"
+            if not others:
+                notes.append(f"{server.name}, {sessions} sessions: {median(mine):,.0f} steps/s "
+                             f"({spread})")  # fmt: skip
+            for other in others:
+                theirs = tp[(other.name, sessions)]
+                paired = [a / b for a, b in zip(mine, theirs, strict=True)]
+                row = ratio_row(f"steps/s, {sessions} sessions: {server.name} vs {other.name}",
+                                median(mine), median(theirs), "/s")  # fmt: skip
+                rows.append({**row, "ratio": median(paired),
+                             "ratios": f"{min(paired):.2f}..{max(paired):.2f}"})  # fmt: skip
+                if sessions == 256:
+                    goals.append(goal(f"more steps/s than {other.name} at 256 sessions, "
+                                      f"{server.name}", f"{median(paired):.2f}x (rounds "
+                                      f"{min(paired):.2f}..{max(paired):.2f})",
+                                      median(paired) > 1, WHY_THROUGHPUT))  # fmt: skip
     if not others:
         goals.append(goal("more steps/s than openenv's server at 256 sessions", "not measured",
                           False, "no venv with openenv was given (--openenv-python or "
                           "BENCH_OPENENV_PYTHON; tox -e bench builds one)"))  # fmt: skip
     steps = reference[1]
+    forms = ", ".join(server.name for server in ours)
     return {
         "benchmark": "Remote envs (swift-gym serve, the openenv env)",
         "repeats": repeats,
-        "detail": f"servers on 127.0.0.1, each its own process; latency: {len(work)} solver "
-        f"episodes ({steps} steps) per side and round, p50/p99 over {repeats} rounds; "
-        f"throughput: {len(tp_work)} episodes ({tp_ref[1]} steps) per server and round at "
-        f"1, 16 and 256 sessions, median of {repeats} rounds"
+        "detail": f"servers on 127.0.0.1, each its own process ({forms}); latency: "
+        f"{len(work)} solver episodes ({steps} steps) per side and round, p50/p99 over {repeats} "
+        f"rounds; throughput: {len(tp_work)} episodes ({tp_ref[1]} steps) per server and round "
+        f"at 1, 16 and 256 sessions, median of {repeats} rounds (the paired rounds' ratios' "
+        "range beside)"
         + (f"; openenv {openenv_version(openenv_python)} from {openenv_python}" if others else "")
-        + (f"; openenv's server not run: {'; '.join(notes)} for swift-gym serve" if notes else ""),
+        + (f"; openenv's server not run: {'; '.join(notes)}" if notes else ""),
         "rows": rows,
         "goals": goals,
     }
@@ -293,9 +303,16 @@ def main() -> None:
         "--openenv-python", default=os.environ.get("BENCH_OPENENV_PYTHON") or None,
         help="a python with openenv and swift-gym + FrozenLake installed",
     )  # fmt: skip
+    parser.add_argument(
+        "--isolation", default="thread,shared,inline",
+        help="forms of swift-gym serve to run, comma-separated (thread: the default)",
+    )  # fmt: skip
     parser.add_argument("--json")
     args = parser.parse_args()
-    result = measure(args.episodes, args.throughput_episodes, args.repeats, args.openenv_python)
+    isolations = args.isolation.split(",")
+    result = measure(
+        args.episodes, args.throughput_episodes, args.repeats, args.openenv_python, isolations
+    )
     write_json(args.json, result)
 
 

@@ -62,10 +62,17 @@ def _environ() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
 
 
-def start_ours(timeout: float = 60) -> Server:
+def ours_name(isolation: str) -> str:
+    """How a form of `swift-gym serve` is named in the results: the default has no flag."""
+    return "swift-gym serve" + ("" if isolation == "thread" else f" --isolation {isolation}")
+
+
+def start_ours(isolation: str = "thread", timeout: float = 60) -> Server:
     """`swift-gym serve frozen_lake` on a free port; returns once its ready line is out."""
     command = [sys.executable, "-m", "swift_gym", "serve", "frozen_lake", "--port", "0"]
     command += ["--max-sessions", str(MAX_SESSIONS)]
+    if isolation != "thread":  # the default is run as a user runs it: without the flag
+        command += ["--isolation", isolation]
     process = subprocess.Popen(
         command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=_environ()
     )
@@ -87,7 +94,7 @@ def start_ours(timeout: float = 60) -> Server:
     if not ready.wait(timeout) or not found:
         process.kill()
         raise RuntimeError(f"swift-gym serve did not start: {''.join(lines)[-2000:]}")
-    return Server("swift-gym serve", process, found[0])
+    return Server(ours_name(isolation), process, found[0])
 
 
 def free_port() -> int:

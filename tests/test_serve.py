@@ -216,6 +216,7 @@ def test_a_bad_token_is_refused_before_any_env(tmp_path: Any) -> None:
         (("--set", "size=5"), "--set sets fields of the default env: give NAME too"),
         (("frozen_lake", "--token-env", "SWIFT_GYM_TEST_UNSET"), "the variable is unset or empty"),
         (("frozen_lake", "--allow", "nope"), "unknown env 'nope'"),
+        (("frozen_lake", "--isolation", "process"), "'process' is not one of 'thread', 'shared'"),
     ],
 )
 def test_usage_errors_exit_2(args: tuple[str, ...], expected: str) -> None:

@@ -60,6 +60,15 @@ EXTRA_HINT = 'swift-gym serve needs its extra: pip install "swift-gym[serve]"'
     help="Largest frame a client may send.",
 )
 @click.option(
+    "--isolation",
+    type=click.Choice(["thread", "shared", "inline"]),
+    default="thread",
+    show_default=True,
+    help="Where envs run: a thread per session (an env that blocks holds only its own), a few "
+    "shared loops (it holds the sessions on its loop), or the server's own loop (fastest; only "
+    "for envs that never block).",
+)
+@click.option(
     "--token-env",
     metavar="VAR",
     help="Require 'Authorization: Bearer <token>', the token read from environment variable VAR.",
@@ -74,6 +83,7 @@ def serve(
     idle_timeout: float,
     step_timeout: float,
     max_message_bytes: int,
+    isolation: str,
     token_env: str | None,
 ) -> None:
     """Serve env NAME (or any installed env) over the OpenEnv WebSocket protocol.
@@ -110,6 +120,7 @@ def serve(
         step_timeout=step_timeout,
         max_message_bytes=max_message_bytes,
         token=token,
+        isolation=isolation,
     )
     if not options.loopback and token is None:
         stderr().print(
@@ -124,7 +135,7 @@ def serve(
         what = ", ".join(served) if allow else (name or "any installed env")
         stderr().print(
             f"swift-gym serve: {what} on {url} (WebSocket {url.replace('http', 'ws', 1)}/ws), "
-            f"up to {max_sessions} sessions; Ctrl-C stops",
+            f"up to {max_sessions} sessions, isolation {isolation}; Ctrl-C stops",
             markup=False,
             highlight=False,
         )

@@ -42,12 +42,43 @@ def loop() -> asyncio.AbstractEventLoop:
 
 
 async def run(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Await `coroutine` on the background loop from any other loop."""
-    future = asyncio.run_coroutine_threadsafe(coroutine, loop())
+    """Await `coroutine` on the background loop from any other loop.
+
+    Each step pays this hop twice (there and back), so it is kept to one future on the
+    caller's loop, settled from the background loop: no `concurrent.futures` future between.
+    """
+    caller = asyncio.get_running_loop()
+    answer: asyncio.Future[T] = caller.create_future()
+    home = loop()
+    tasks: list[asyncio.Task[T]] = []
+
+    def settle(task: asyncio.Task[T]) -> None:  # on the caller's loop
+        if answer.done():
+            return
+        if task.cancelled():
+            answer.cancel()
+        elif task.exception() is not None:
+            answer.set_exception(task.exception())  # type: ignore[arg-type]
+        else:
+            answer.set_result(task.result())
+
+    def finish(task: asyncio.Task[T]) -> None:  # on the background loop
+        try:
+            caller.call_soon_threadsafe(settle, task)
+        except RuntimeError:  # the caller's loop has closed: nobody waits any more
+            if not task.cancelled():
+                task.exception()
+
+    def begin() -> None:  # on the background loop
+        task = home.create_task(coroutine)
+        tasks.append(task)
+        task.add_done_callback(finish)
+
+    home.call_soon_threadsafe(begin)
     try:
-        return await asyncio.wrap_future(future)
+        return await answer
     except asyncio.CancelledError:
-        future.cancel()
+        home.call_soon_threadsafe(lambda: [task.cancel() for task in tasks])
         raise
 
 

@@ -105,11 +105,12 @@ class OpenEnvEnv(Env):
             why = "the episode is over" if self._done else "reset() was not called"
             raise RemoteEnvError(f"step() with no session: {why}")
         reply = reply_text(messages)  # the text every env reads (multimodal parts joined)
-        answer = await background.run(session.request(step_frame({"message": reply})))
+        frame = step_frame({"message": reply})
+        answer = await background.run(session.request(frame, close_when_done=True))
         observation, info = self._read(answer)
-        if answer.done:
+        if answer.done:  # the session closed itself: the slot is given back at once
             self._done = True
-            await self.close()
+            self._forget()
         return observation, answer.reward, answer.done, info
 
     def _read(self, answer: Observation) -> tuple[str, dict[str, Any]]:
@@ -132,12 +133,17 @@ class OpenEnvEnv(Env):
         return text, info
 
     async def close(self) -> None:
+        session = self._forget()
+        if session is not None:
+            await background.run(session.close())
+
+    def _forget(self) -> Session | None:
+        """Drop the session (and its finalizer); returns it, for the caller to close."""
         session, self._session = self._session, None
         if self._finalizer is not None:
             self._finalizer.detach()
             self._finalizer = None
-        if session is not None:
-            await background.run(session.close())
+        return session
 
 
 def _close_later(session: Session) -> None:

@@ -27,6 +27,36 @@ def _websockets() -> Any:
     return connect
 
 
+async def _within(awaitable: Any, seconds: float) -> Any:
+    """`await awaitable` in the caller's own task, `asyncio.TimeoutError` after `seconds`.
+
+    `asyncio.wait_for` before Python 3.12 wraps the awaitable in a task of its own: a loop
+    iteration more on every answer read.
+    """
+    task = asyncio.current_task()
+    if task is None:
+        return await asyncio.wait_for(awaitable, seconds)
+    fired = False
+
+    def expire() -> None:
+        nonlocal fired
+        fired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(seconds, expire)
+    try:
+        return await awaitable
+    except asyncio.CancelledError:
+        if not fired:
+            raise
+        uncancel = getattr(task, "uncancel", None)  # Python 3.11+
+        if uncancel is not None:
+            uncancel()
+        raise asyncio.TimeoutError() from None
+    finally:
+        timer.cancel()
+
+
 class Session:
     """A connection to `url` (a ws:// URL), opened by `open`, one request at a time."""
 
@@ -59,13 +89,15 @@ class Session:
         except Exception as error:  # a handshake refused: 401, 403, 404, not a WebSocket...
             raise RemoteEnvError(f"{self.url}: {type(error).__name__}: {error}") from None
 
-    async def request(self, frame: str) -> Observation:
-        """Send `frame` and read the answer."""
+    async def request(self, frame: str, close_when_done: bool = False) -> Observation:
+        """Send `frame` and read the answer; with `close_when_done`, an answer that ends the
+        episode closes the session too, in the same hop to this loop (a hop less for the
+        episode's last step)."""
         if self._socket is None:
             raise RemoteEnvError(f"{self.url}: the connection is closed")
         try:
             await self._socket.send(frame)
-            answer = await asyncio.wait_for(self._socket.recv(), self._answer_timeout)
+            answer = await _within(self._socket.recv(), self._answer_timeout)
         except asyncio.TimeoutError:
             await self.close()
             raise RemoteEnvError(
@@ -74,7 +106,10 @@ class Session:
         except Exception as error:  # the server went away, or sent a frame too big
             await self.close()
             raise RemoteEnvError(f"{self.url}: connection lost: {error}") from None
-        return parse_frame(self.url, answer)
+        observation = parse_frame(self.url, answer)
+        if close_when_done and observation.done:
+            await self.close()
+        return observation
 
     async def close(self) -> None:
         """Say goodbye (best effort) and close; safe to call more than once."""
@@ -82,6 +117,6 @@ class Session:
         if socket is None:
             return
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(socket.send(close_frame()), 1)
+            await _within(socket.send(close_frame()), 1)
         with contextlib.suppress(Exception):
             await socket.close()

@@ -27,6 +27,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .catalogue import EnvCatalogue
+from .placement import Placement
 from .protocol import CAPACITY_REACHED, SESSION_ERROR, ProtocolError, error_frame, parse_frame
 from .schemas import metadata, schemas
 from .sessions import Session, SessionTable
@@ -60,6 +61,7 @@ class Server:
         self.catalogue = EnvCatalogue(registry, options.env, options.defaults, options.allow)
         self.catalogue.check_defaults()
         self.table = SessionTable(options.max_sessions)
+        self.placement = Placement(options.isolation)
         self.schemas = schemas(self.catalogue)
         self.metadata = metadata(self.catalogue)
         self.on_ready = on_ready
@@ -90,6 +92,7 @@ class Server:
         return JSONResponse(
             {
                 **self.metadata,
+                "isolation": self.placement.isolation,
                 "sessions": len(self.table.sessions),
                 "stuck_envs": self.table.stuck(),
                 "max_sessions": self.table.capacity,
@@ -103,7 +106,7 @@ class Server:
             await _deny(websocket)
             return
         await websocket.accept()
-        session = Session(self.catalogue, self.table, self.options.step_timeout)
+        session = Session(self.catalogue, self.table, self.options.step_timeout, self.placement)
         if not self.table.add(session):
             await self._refuse_full(websocket)
             return
@@ -189,6 +192,7 @@ class Server:
                 await reaper
             for session in list(self.table.sessions.values()):
                 await session.close()
+            self.placement.stop()
 
 
 def create_app(

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MiB = 1 << 20
+ISOLATIONS = ("thread", "shared", "inline")
+"""Where envs run, safest first (`placement` says what each trades)."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,8 @@ class ServeOptions:
     max_message_bytes: int = MiB
     token: str | None = None
     """Bearer token every request but `GET /health` must carry; None: no token needed."""
+    isolation: str = "thread"
+    """Where envs run: `thread` (one per session), `shared` or `inline` (see `placement`)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -44,6 +48,10 @@ class ServeOptions:
             raise ValueError("max_message_bytes must be at least 1024")
         if self.token is not None and not self.token.strip():
             raise ValueError("the token is empty")
+        if self.isolation not in ISOLATIONS:
+            raise ValueError(
+                f"isolation must be one of {', '.join(ISOLATIONS)}, not {self.isolation!r}"
+            )
         if self.defaults and self.env is None:
             raise ValueError("defaults (--set) need a default env (NAME)")
 

@@ -14,6 +14,8 @@ messages never echo more than a short excerpt of what was sent.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from .. import json_text
@@ -132,9 +134,29 @@ def error_frame(message: str, code: str, **extra: Any) -> str:
     return _frame("error", {"message": message, "code": code, **extra})
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _frame(kind: str, data: dict[str, Any]) -> str:
-    """Strict JSON: no NaN (a null instead), lone surrogates escaped, odd values as strings."""
-    return json_text.dumps({"type": kind, "data": data}, strict=True)
+    """Strict JSON: no NaN (a null instead), lone surrogates escaped, odd values as strings.
+
+    Every answer is one of these, so the plain case goes straight to the C encoder: what it
+    refuses (NaN, values JSON has no type for, keys it cannot write), text with a lone surrogate
+    and anything nested deeper than a client reads go through `json_text`'s careful walk. (The
+    one difference: `True`, `False` and `None` as dict keys come out as `json.dumps` writes
+    them, `"true"`, `"false"`, `"null"`.)
+    """
+    frame = {"type": kind, "data": data}
+    try:
+        text = json.dumps(frame, ensure_ascii=False, allow_nan=False)
+    except (ValueError, TypeError, RecursionError):
+        return json_text.dumps(frame, strict=True)
+    if _SURROGATE.search(text) or (
+        text.count("[") + text.count("{") > json_text.MAX_DEPTH
+        and json_text.deeper_than(frame, json_text.MAX_DEPTH)
+    ):
+        return json_text.dumps(frame, strict=True)
+    return text
 
 
 def _kind(value: Any) -> str:

@@ -22,6 +22,11 @@ HARD_LIMIT_SLACK = 64 * 1024
 between the two limits are answered with an error frame, and the session goes on."""
 
 
+PER_MESSAGE_DEFLATE = False
+"""Frames are a few hundred bytes of JSON: compressing each costs the server (and the client,
+which must inflate it) more CPU than the bytes saved are worth, on loopback and on a LAN."""
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket on (host, port); raises OSError (port in use, no such address)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -56,6 +61,7 @@ def serve(
             ws_max_size=2 * options.max_message_bytes + HARD_LIMIT_SLACK,
             ws_ping_interval=20.0,
             ws_ping_timeout=20.0,
+            ws_per_message_deflate=PER_MESSAGE_DEFLATE,
             lifespan="on",
             log_level="warning",
             access_log=False,

@@ -2,17 +2,19 @@
 
 A session never resets on its own: a step before the first reset, or after the episode ended
 (done) or broke (the env raised or hung), is answered with an error frame that says to reset.
-Each reset builds a fresh env from the reset's env_config, on the session's worker thread (see
-`worker`), and the session keeps the conversation that `Env.step` receives, as ms-swift's gym
-scheduler does: system prompt, first observation, then each reply and observation.
+Each reset builds a fresh env from the reset's env_config, where the server's isolation puts
+it (`placement`: the session's own thread by default), and the session keeps the conversation
+that `Env.step` receives, as ms-swift's gym scheduler does: system prompt, first observation,
+then each reply and observation.
 
-`SessionTable` bounds how many sessions run at once. A worker whose env hung past the step
+`SessionTable` bounds how many sessions run at once. A runner whose env hung past the step
 timeout still holds its slot until the call really returns, so hung envs cannot make the server
 start threads without bound.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import math
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidConfigError, short_repr
 from ..plugins import describe_error
+from .placement import Placement
 from .protocol import (
     EXECUTION_ERROR,
     SESSION_ERROR,
@@ -31,11 +34,12 @@ from .protocol import (
     reply_of,
     state_frame,
 )
-from .worker import CallTimeout, EnvWorker
+from .worker import CallTimeout
 
 if TYPE_CHECKING:
     from ..env import Env, Message
     from .catalogue import EnvCatalogue
+    from .placement import Runner
 
 NEW, PLAYING, OVER, BROKEN = "new", "playing", "over", "broken"
 CLOSE_TIMEOUT = 5.0
@@ -45,8 +49,15 @@ CLOSE_TIMEOUT = 5.0
 class Session:
     """One client's env and episode. Frames are handled one at a time (`handle`)."""
 
-    def __init__(self, catalogue: EnvCatalogue, table: SessionTable, step_timeout: float):
+    def __init__(
+        self,
+        catalogue: EnvCatalogue,
+        table: SessionTable,
+        step_timeout: float,
+        placement: Placement | None = None,
+    ):
         self.id = uuid.uuid4().hex
+        self.placement = placement or Placement()
         self.catalogue = catalogue
         self.table = table
         self.step_timeout = step_timeout
@@ -60,7 +71,7 @@ class Session:
         self.handling = False
         """A frame is being handled: the session is not idle, whatever the clock says."""
         self.last_active = time.monotonic()
-        self._worker: EnvWorker | None = None
+        self._worker: Runner | None = None
         self._broken = ""
         """Why the session is BROKEN, for the step that follows."""
 
@@ -141,26 +152,40 @@ class Session:
         history = [dict(message) for message in self.messages]  # the env may change its copy
         # until the step has returned something sound
         self.phase, self._broken = BROKEN, "the episode ended with an env error (answered before)"
-        result = await self._call(self._worker_for_call(), lambda: env.step(history), "step()")
+        closed: list[bool] = []
+
+        async def step_and_close_when_done() -> Any:
+            # The last step closes its env in the same call: a round trip between threads less
+            # per episode.
+            result = env.step(history)
+            if inspect.isawaitable(result):
+                result = await result
+            if isinstance(result, tuple) and len(result) == 4 and result[2]:
+                closed.append(True)
+                await _close_quietly(env)
+            return result
+
+        try:
+            result = await self._call(self._worker_for_call(), step_and_close_when_done, "step()")
+        finally:
+            if closed:
+                self.env = None
         observation, reward, done, info = _step_result(result, self.env_name or "?")
         self.messages.append({"role": "user", "content": observation})
         self.steps += 1
         self.phase = OVER if done else PLAYING
-        frame = observation_frame(observation, reward, done, info, self._metadata())
-        if done:
-            await self._drop_env()
-        return frame
+        return observation_frame(observation, reward, done, info, self._metadata())
 
-    def _worker_for_call(self) -> EnvWorker:
-        """The session's worker; a new one if the old is still stuck in a timed-out call."""
+    def _worker_for_call(self) -> Runner:
+        """The session's runner; a new one if the old is still stuck in a timed-out call."""
         if self._worker is not None and self._worker.busy:
             self.table.orphan(self._worker)
             self._worker = None
         if self._worker is None:
-            self._worker = EnvWorker(f"swift-gym-session-{self.id[:8]}")
+            self._worker = self.placement.runner(f"swift-gym-session-{self.id[:8]}")
         return self._worker
 
-    async def _call(self, worker: EnvWorker, function: Any, doing: str | dict[str, Any]) -> Any:
+    async def _call(self, worker: Runner, function: Any, doing: str | dict[str, Any]) -> Any:
         """`function()` on the worker. `doing` says what for in errors; a dict's "doing" and
         "name" are read when the error happens (a call that does several things updates them)."""
         try:
@@ -212,6 +237,25 @@ class Session:
         self.table.remove(self)
 
 
+async def _close_quietly(env: Env) -> None:
+    """`env.close()`, at most CLOSE_TIMEOUT seconds if it awaits; its failing (sys.exit()
+    included) is no client's problem. The failure is caught inside the task `wait_for` makes:
+    a task that raises SystemExit would stop the loop it runs on."""
+
+    async def closing() -> None:
+        try:
+            result = env.close()
+            if inspect.isawaitable(result):
+                await result
+        except asyncio.CancelledError:
+            raise
+        except BaseException:  # nothing to tell: the episode's answer is what counts
+            pass
+
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(closing(), CLOSE_TIMEOUT)
+
+
 def _reset_result(result: Any, name: str) -> tuple[str, dict[str, Any], str]:
     if not (isinstance(result, tuple) and len(result) == 3):
         raise _bad_result(name, "reset()", "(observation, info, system_prompt)", result)
@@ -254,7 +298,7 @@ class SessionTable:
     def __init__(self, capacity: int):
         self.capacity = capacity
         self.sessions: dict[str, Session] = {}
-        self._orphans: list[EnvWorker] = []
+        self._orphans: list[Runner] = []
 
     def _prune(self) -> None:
         for worker in [w for w in self._orphans if not w.busy]:
@@ -277,7 +321,7 @@ class SessionTable:
     def remove(self, session: Session) -> None:
         self.sessions.pop(session.id, None)
 
-    def orphan(self, worker: EnvWorker) -> None:
+    def orphan(self, worker: Runner) -> None:
         """Keep a stuck worker counted until its call returns; then it is stopped."""
         self._orphans.append(worker)
 

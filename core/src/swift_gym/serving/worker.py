@@ -1,20 +1,26 @@
-"""Where a session's env runs: a thread with an event loop of its own.
+"""Where an env runs when it must not share the server's loop: a thread with an event loop.
 
 swift-gym envs are coroutines, but nothing stops one from computing for seconds, or calling
 `time.sleep`, inside `step`; on the server's loop that would stall every other session and the
-sockets too. So each session's env is built and called on its own loop in its own thread: a
-slow or hung env holds only its own session. The env stays on that one loop for its life, so
-whatever it makes in `reset` (an HTTP client, a subprocess) is still usable at each step.
+sockets too. So an env is built and called on a loop in another thread (one per session, or one
+of a few shared ones: `placement`). The env stays on that one loop for its life, so whatever it
+makes in `reset` (an HTTP client, a subprocess) is still usable at each step.
 
 A call that overruns its timeout is cancelled (which lands when the env next yields); until it
-has really returned the worker counts as `busy`, so the server can keep a hung env's slot taken
-instead of starting threads without bound.
+has really returned the worker counts as `busy` (and the call's `Lane`, which says whose call it
+was, too), so the server can keep a hung env's slot taken instead of starting threads without
+bound.
+
+The hop is the dearest part of a short step, so it is kept small: no `concurrent.futures`
+future and no `asyncio.wait`, one future on the caller's loop settled from the worker, one timer
+there for the timeout; and answers to the same loop are posted through a `Mailbox`, which wakes
+that loop once for however many answers arrived meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
+import collections
 import contextlib
 import inspect
 import threading
@@ -33,12 +39,72 @@ class CallAborted(Exception):
     worker that is the env's failure, never a reason for the server to stop."""
 
 
+class Mailbox:
+    """Callbacks for one loop from other threads, the loop woken once per batch.
+
+    `call_soon_threadsafe` writes to the loop's self-pipe on every call (a system call, and a
+    chance for the GIL to change hands); with hundreds of sessions answering at once, most of
+    those wake-ups find the loop already awake.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self._items: collections.deque[tuple[Callable[..., Any], tuple[Any, ...]]] = (
+            collections.deque()
+        )
+        self._scheduled = False
+
+    def post(self, function: Callable[..., Any], *args: Any) -> None:
+        """Run `function(*args)` on the loop soon; raises RuntimeError if the loop is closed."""
+        self._items.append((function, args))  # append, then look: a drain under way sees it
+        if not self._scheduled:
+            self._scheduled = True
+            self.loop.call_soon_threadsafe(self._drain)
+
+    def _drain(self) -> None:
+        self._scheduled = False
+        items = self._items
+        while items:
+            function, args = items.popleft()
+            function(*args)
+
+
+_mailboxes: dict[asyncio.AbstractEventLoop, Mailbox] = {}
+_mailboxes_lock = threading.Lock()
+
+
+def mailbox(loop: asyncio.AbstractEventLoop) -> Mailbox:
+    """The mailbox of `loop` (made on first use; a closed loop's is dropped on the next)."""
+    found = _mailboxes.get(loop)
+    if found is None:
+        with _mailboxes_lock:
+            for old in [old for old in _mailboxes if old.is_closed()]:
+                del _mailboxes[old]
+            found = _mailboxes.setdefault(loop, Mailbox(loop))
+    return found
+
+
+class Lane:
+    """Whose calls they are, on a worker that may be shared: `busy` while one of them runs
+    (also one that timed out and has not ended)."""
+
+    def __init__(self) -> None:
+        self.pending = 0
+
+    @property
+    def busy(self) -> bool:
+        return self.pending > 0
+
+
 class EnvWorker:
     """A daemon thread running an event loop; `call` runs a function there and awaits it."""
 
     def __init__(self, name: str):
         self._loop = asyncio.new_event_loop()
+        self._inbox = Mailbox(self._loop)
         self._pending = 0
+        self.overdue = 0
+        """Calls that timed out and have not ended: the loop may be blocked."""
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -60,14 +126,21 @@ class EnvWorker:
                 self._loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
             self._loop.close()
 
-    async def call(self, function: Callable[[], Any], timeout: float) -> Any:
+    async def call(
+        self, function: Callable[[], Any], timeout: float, lane: Lane | None = None
+    ) -> Any:
         """`function()` run on the worker's loop (awaited there if it returns an awaitable),
         awaited from the caller's loop; raises `CallTimeout` after `timeout` seconds, and
         whatever `function` raised.
 
-        The worker stays `busy` until the task there has really ended: a cancelled call whose
-        env blocks the thread is still running, whatever the caller was told.
+        The worker (and `lane`) stay `busy` until the task there has really ended: a cancelled
+        call whose env blocks the thread is still running, whatever the caller was told.
         """
+        caller = asyncio.get_running_loop()
+        answer: asyncio.Future[Any] = caller.create_future()
+        back = mailbox(caller)
+        tasks: list[asyncio.Task[Any]] = []
+        state = {"ended": False, "overdue": False}  # both under self._lock
 
         async def job() -> Any:
             try:
@@ -80,59 +153,76 @@ class EnvWorker:
             except BaseException as error:  # an env's sys.exit() must not reach the server
                 raise CallAborted(describe_error(error)) from None
 
-        outcome: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        tasks: list[asyncio.Task[Any]] = []
-
-        def begin() -> None:
+        def begin() -> None:  # on the worker
             task = self._loop.create_task(job())
             tasks.append(task)
             task.add_done_callback(finish)
 
-        def finish(task: asyncio.Task[Any]) -> None:
-            self._done()
+        def finish(task: asyncio.Task[Any]) -> None:  # on the worker
+            self._done(lane, state)
             if task.cancelled():
-                outcome.cancel()
-            elif not outcome.done():
-                error = task.exception()
-                if error is not None:
-                    outcome.set_exception(error)
-                else:
-                    outcome.set_result(task.result())
+                outcome: tuple[str, Any] = ("cancel", None)
             else:
-                task.exception()  # the caller has gone: mark it seen, no "never retrieved"
+                error = task.exception()
+                outcome = ("error", error) if error is not None else ("result", task.result())
+            with contextlib.suppress(RuntimeError):  # the caller's loop has closed
+                back.post(settle, *outcome)
+
+        def settle(how: str, value: Any) -> None:  # on the caller
+            if answer.done():
+                return
+            if how == "result":
+                answer.set_result(value)
+            elif how == "error":
+                answer.set_exception(value)
+            else:
+                answer.cancel()
+
+        def expire() -> None:  # on the caller
+            with self._lock:
+                if answer.done() or state["ended"]:  # ended: its answer is on the way
+                    return
+                state["overdue"] = True
+                self.overdue += 1
+            answer.set_exception(CallTimeout(f"did not return within {timeout:g} s"))
+            self._cancel(tasks)
 
         with self._lock:
             self._pending += 1
+            if lane is not None:
+                lane.pending += 1
         try:
-            self._loop.call_soon_threadsafe(begin)
+            self._inbox.post(begin)
         except RuntimeError:  # the worker was stopped
-            self._done()
+            self._done(lane, state)
             raise
-        waiting = asyncio.wrap_future(outcome)
+        timer = caller.call_later(timeout, expire)
         try:
-            done, _ = await asyncio.wait({waiting}, timeout=timeout)
-        except BaseException:  # the caller was cancelled (shutdown): stop the call too
-            self._cancel(tasks, waiting)
+            return await answer
+        except asyncio.CancelledError:  # the caller was cancelled (shutdown): stop the call too
+            self._cancel(tasks)
             raise
-        if not done:
-            self._cancel(tasks, waiting)
-            raise CallTimeout(f"did not return within {timeout:g} s")
-        return waiting.result()
+        finally:
+            timer.cancel()
 
-    def _cancel(self, tasks: list[asyncio.Task[Any]], waiting: asyncio.Future[Any]) -> None:
-        """Cancel the task on the worker (it lands when the env next yields), and the wait."""
-        waiting.cancel()
+    def _cancel(self, tasks: list[asyncio.Task[Any]]) -> None:
+        """Cancel the task on the worker (it lands when the env next yields)."""
 
         def cancel() -> None:
             for task in tasks:
                 task.cancel()
 
         with contextlib.suppress(RuntimeError):
-            self._loop.call_soon_threadsafe(cancel)
+            self._inbox.post(cancel)
 
-    def _done(self) -> None:
+    def _done(self, lane: Lane | None, state: dict[str, bool]) -> None:
         with self._lock:
+            state["ended"] = True
             self._pending -= 1
+            if lane is not None:
+                lane.pending -= 1
+            if state["overdue"]:
+                self.overdue -= 1
 
     def stop(self) -> None:
         """End the thread once its loop is free (at once if nothing runs there)."""
