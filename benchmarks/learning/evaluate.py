@@ -46,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top-k", type=int, default=50)
     parser.add_argument("--top-p", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0, help="seed of the sampling generator")
+    parser.add_argument("--max-new-tokens", type=int, default=4, help="tokens per reply")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1 ...")
     parser.add_argument("-o", "--output", type=Path, required=True)
     parser.add_argument("--json", type=Path, required=True, help="write the summary here")
     parser.add_argument(
@@ -57,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     import swift_gym
 
     policy = LocalPolicy(
-        args.checkpoint, args.temperature, args.top_k, args.top_p, seed=args.seed
+        args.checkpoint, args.temperature, args.top_k, args.top_p, args.max_new_tokens,
+        args.seed, args.device,
     )
     config = {"name": args.env, **parse_set(args.set)}
     failed = play(swift_gym, policy, config, args, args.output, args.json)

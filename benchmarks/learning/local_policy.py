@@ -32,14 +32,17 @@ class LocalPolicy:
         top_p: float = 1.0,
         max_new_tokens: int = 4,
         seed: int = 0,
+        device: str = "cpu",
     ):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(str(checkpoint))
-        self.model = AutoModelForCausalLM.from_pretrained(str(checkpoint), dtype=torch.float32)
-        self.model.eval()
+        dtype = torch.float32 if device == "cpu" else torch.bfloat16
+        self.model = AutoModelForCausalLM.from_pretrained(str(checkpoint), dtype=dtype)
+        self.model.to(device).eval()
+        self.device = device
         self.temperature, self.top_k, self.top_p = temperature, top_k, top_p
         self.max_new_tokens = max_new_tokens
         self.generator = torch.Generator().manual_seed(seed)
@@ -49,7 +52,7 @@ class LocalPolicy:
         torch = self.torch
         ids = self.tokenizer.apply_chat_template(
             messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
-        )["input_ids"]
+        )["input_ids"].to(self.device)
         eos = self.tokenizer.eos_token_id
         new: list[int] = []
         past = None
@@ -62,14 +65,14 @@ class LocalPolicy:
                 if token == eos:
                     break
                 new.append(token)
-                step_input = torch.tensor([[token]])
+                step_input = torch.tensor([[token]], device=self.device)
         return self.tokenizer.decode(new, skip_special_tokens=False)
 
     def _pick(self, logits: Any) -> int:
         torch = self.torch
         if self.temperature <= 0:
             return int(logits.argmax())
-        logits = logits / self.temperature
+        logits = logits.float() / self.temperature
         if self.top_k and self.top_k < logits.numel():
             kth = torch.topk(logits, self.top_k).values[-1]
             logits = logits.masked_fill(logits < kth, float("-inf"))
@@ -78,4 +81,4 @@ class LocalPolicy:
             sorted_probs, order = probs.sort(descending=True)
             keep = sorted_probs.cumsum(0) - sorted_probs < self.top_p
             probs = torch.zeros_like(probs).scatter(0, order[keep], sorted_probs[keep])
-        return int(torch.multinomial(probs, 1, generator=self.generator))
+        return int(torch.multinomial(probs.float().cpu(), 1, generator=self.generator))

@@ -58,8 +58,10 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
         f"{s['temperature']:g} (as GRPO samples), with the Wilson 95% interval; *greedy* is "
         "the same episodes decoded greedily. On the fixed map the env is deterministic, so "
         "greedy decoding plays one episode 200 times: its rate is 0 or 1 and its interval "
-        "says nothing about chance. Rewards are the env's own (1 at the goal, 0 otherwise): "
-        "no shaping. *stage wall s* is the wall time of the training command that made the "
+        "says nothing about chance. Rewards are the env's own (1 at the goal, 0 otherwise, no "
+        "step or hole shaping) plus ms-swift-side `frozen_lake_format` at weight 0.2 (the share "
+        "of turns with one valid action tag; see `stages.grpo` for why), with KL coefficient "
+        f"beta {s['beta']:g} to the starting checkpoint. *stage wall s* is the wall time of the training command that made the "
         "checkpoint; *train steps* counts every optimizer step from the scratch model.",
         "",
     ]
@@ -72,7 +74,7 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
             f"{s['a_format_episodes']} episodes of uniformly random valid actions: the model "
             "learns the reply format, nothing about the map), then `swift rlhf --rlhf_type grpo "
             f"--multi_turn_scheduler swift_gym` for {s['a_grpo_steps']} steps, "
-            f"{s['a_generations']} episodes per step (one GRPO group), learning rate "
+            f"{s['a_prompts']} row(s) x {s['a_generations']} episodes per step, learning rate "
             f"{s['a_lr']:g}, temperature {s['temperature']:g}, reward `swift_gym_total`.",
             "",
             *stage_table(a),
@@ -94,7 +96,8 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
             f"`swift sft` from the scratch model on the oracle's episodes of training seeds "
             f"0..{s['b_train_seeds'] - 1} ({s['b_sft_epochs']:g} epochs), then GRPO from that "
             f"checkpoint on the same training seeds for {s['b_grpo_steps']} steps, "
-            f"{s['b_generations']} episodes per step, learning rate {s['b_lr']:g}. Every "
+            f"{s['b_prompts']} rows x {s['b_generations']} episodes per step, learning rate "
+            f"{s['b_lr']:g}. Every "
             "checkpoint plays the same held-out seeds, never trained on.",
             "",
             *stage_table(b),

@@ -48,12 +48,15 @@ class Settings:
     a_format_epochs: float = 3
     a_grpo_steps: int = 200
     a_generations: int = 32
+    a_prompts: int = 1
     a_lr: float = 1e-3
     b_train_seeds: int = 2000
     b_sft_epochs: float = 2
-    b_grpo_steps: int = 100
-    b_generations: int = 32
+    b_grpo_steps: int = 60
+    b_generations: int = 8
+    b_prompts: int = 4
     b_lr: float = 5e-4
+    beta: float = 0.04
     sft_lr: float = 3e-3
     sft_batch: int = 16
     sft_max_steps: int | None = None
@@ -62,7 +65,7 @@ class Settings:
 FULL = Settings()
 QUICK = Settings(
     eval_episodes=10, a_format_episodes=16, a_grpo_steps=2, a_generations=4,
-    b_train_seeds=16, b_grpo_steps=2, b_generations=4, sft_max_steps=2,
+    b_train_seeds=16, b_grpo_steps=2, b_generations=4, b_prompts=1, sft_max_steps=2,
 )  # fmt: skip
 
 
@@ -86,8 +89,8 @@ def experiment_a(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[li
     ])  # fmt: skip
     trained = stages.grpo(
         cmd, "A-grpo", warm.checkpoint, w / "A-grpo-rows.jsonl", w / "A-grpo",
-        w / "A-trajectories", s.a_grpo_steps, s.a_generations, s.a_lr, s.max_turns,
-        s.temperature,
+        w / "A-trajectories", s.a_grpo_steps, s.a_generations, s.a_prompts, s.a_lr, s.beta,
+        s.max_turns, s.temperature,
     )  # fmt: skip
     objs, files = [], {}
     for name, t, steps in (
@@ -126,8 +129,8 @@ def experiment_b(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[li
     ])  # fmt: skip
     trained = stages.grpo(
         cmd, "B-grpo", sft.checkpoint, w / "B-grpo-rows.jsonl", w / "B-grpo",
-        w / "B-trajectories", s.b_grpo_steps, s.b_generations, s.b_lr, s.max_turns,
-        s.temperature,
+        w / "B-trajectories", s.b_grpo_steps, s.b_generations, s.b_prompts, s.b_lr, s.beta,
+        s.max_turns, s.temperature,
     )  # fmt: skip
     objs, files = [], {}
     for name, tag, checkpoint, steps, wall, extra in (
@@ -153,7 +156,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="CPU threads per command")
     parser.add_argument("--keep", action="store_true", help="keep the work files")
     parser.add_argument("--only", choices=["A", "B"], help="run one experiment")
+    parser.add_argument("--render", type=Path, metavar="WORK", help="only write the results "
+                        "again from a kept work dir's state.json")
     args = parser.parse_args(argv)
+    if args.render:
+        args.out.mkdir(parents=True, exist_ok=True)
+        state = json.loads((args.render / "state.json").read_text())
+        cmd = Commands(args.render, state["meta"]["threads"])
+        cmd.log = [tuple(entry) for entry in state["log"]]
+        render(args.render, args.out, cmd)
+        return 0
     settings = QUICK if args.quick else FULL
     args.out.mkdir(parents=True, exist_ok=True)
     work = args.work or Path(tempfile.mkdtemp(prefix="swift-gym-learning-"))
@@ -173,17 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                 (work / name).mkdir(exist_ok=True)
                 part, paths = experiment(cmd, settings, scratch, work / name)
                 objs += part
-                files[name] = paths
-        (args.out / "learning.json").write_text(json.dumps(objs, indent=1) + "\n")
-        html_path = args.out / "learning-report.html"
-        runs = [str(p) for name in files for p in files[name].values()]
-        runs += [str(work / n / f"{n}-trajectories") for n in files]
-        cmd.run("report", [cmd.bin("swift-gym"), "report", *runs, "--episodes", "30",
-                           "-o", str(html_path)])  # fmt: skip
-        report.curve_svg(
-            {f"Experiment {o['experiment']}": o.get("curve", []) for o in objs if "curve" in o},
-            args.out / "learning-curve.svg",
-        )
+                files[name] = {tag: str(path) for tag, path in paths.items()}
         meta = {
             "mode": "quick" if args.quick else "full",
             "started": begun.strftime("%Y-%m-%d %H:%M UTC"),
@@ -193,9 +195,10 @@ def main(argv: list[str] | None = None) -> int:
             "python": platform.python_version(),
             "model": model,
             "settings": settings.__dict__,
-            "runs": runs,
         }
-        write_markdown(args.out / "LEARNING.md", objs, files, cmd, meta)
+        state = {"objs": objs, "files": files, "log": cmd.log, "meta": meta}
+        (work / "state.json").write_text(json.dumps(state, indent=1))
+        render(work, args.out, cmd)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -203,10 +206,26 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def write_markdown(path: Path, objs: list, files: dict, cmd: Commands, meta: dict) -> None:
+def render(work: Path, out: Path, cmd: Commands) -> None:
+    """Write the results from work/state.json (what the stages measured): learning.json, the
+    HTML report (`swift-gym report` over every eval file and training dir), the SVG curve and
+    LEARNING.md. `run.py --render WORK --out OUT` redoes this alone, from a kept work dir."""
     from markdown_text import learning_markdown
 
-    path.write_text(learning_markdown(objs, files, cmd.log, meta))
+    state = json.loads((work / "state.json").read_text())
+    objs, files, meta = state["objs"], state["files"], state["meta"]
+    (out / "learning.json").write_text(json.dumps(objs, indent=1) + "\n")
+    runs = [path for name in files for path in files[name].values()]
+    runs += [str(work / name / f"{name}-trajectories") for name in files]
+    cmd.run("report", [
+        cmd.bin("swift-gym"), "report", *runs, "--episodes", "30",
+        "-o", str(out / "learning-report.html"),
+    ])  # fmt: skip
+    report.curve_svg(
+        {f"Experiment {o['experiment']}": o["curve"] for o in objs if "curve" in o},
+        out / "learning-curve.svg",
+    )
+    (out / "LEARNING.md").write_text(learning_markdown(objs, files, cmd.log, meta))
 
 
 if __name__ == "__main__":

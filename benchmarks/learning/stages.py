@@ -68,20 +68,28 @@ def sft(
 
 def grpo(
     cmd: Commands, stage: str, model: Path, dataset: Path, out: Path, trajectories: Path,
-    steps: int, generations: int, lr: float, max_turns: int, temperature: float,
+    steps: int, generations: int, prompts: int, lr: float, beta: float, max_turns: int,
+    temperature: float,
 ) -> Trained:  # fmt: skip
     """`swift rlhf --rlhf_type grpo --multi_turn_scheduler swift_gym` with the env's reward
     (`swift_gym_total`); the scheduler writes every training episode to `trajectories`.
-    One prompt per step, `generations` episodes of it (the GRPO group)."""
+    Each step plays `prompts` dataset rows, `generations` episodes each (the GRPO groups).
+
+    `frozen_lake_format` (weight 0.2: the share of turns with one valid action tag) guards the
+    format: an invalid reply costs a turn but not the goal, so without it a successful
+    episode's invalid replies are rewarded too, and a first run (learning rate 1e-3, beta 0)
+    collapsed into text that is no action at step ~90. `swift_gym_success` (weight 0) only
+    logs the success rate."""
     command = [
         cmd.bin("swift"), "rlhf", "--rlhf_type", "grpo", "--use_vllm", "false",
         "--model", str(model), *MODEL_ARGS, "--dataset", str(dataset),
         "--multi_turn_scheduler", "swift_gym", "--gym_env", "frozen_lake",
-        "--max_turns", str(max_turns), "--reward_funcs", "swift_gym_total", "swift_gym_success",
-        "--reward_weights", "1", "0",
-        "--num_generations", str(generations), "--per_device_train_batch_size", str(generations),
+        "--max_turns", str(max_turns),
+        "--reward_funcs", "swift_gym_total", "frozen_lake_format", "swift_gym_success",
+        "--reward_weights", "1", "0.2", "0", "--num_generations", str(generations),
+        "--per_device_train_batch_size", str(generations * prompts),
         "--max_completion_length", "4", "--temperature", str(temperature),
-        "--beta", "0", "--learning_rate", str(lr), "--max_steps", str(steps),
+        "--beta", str(beta), "--learning_rate", str(lr), "--max_steps", str(steps),
         "--save_strategy", "steps", "--save_steps", str(steps), *CPU_ARGS,
         "--output_dir", str(out),
     ]  # fmt: skip
