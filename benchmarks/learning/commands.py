@@ -60,7 +60,10 @@ class Commands:
             log.write(f"$ {shown}\n")
             log.flush()
             result = subprocess.run(
-                command, stdout=log, stderr=subprocess.STDOUT, env=self.environ(extra_env),
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=self.environ(extra_env),
                 cwd=self.work,
             )
         seconds = time.perf_counter() - started
@@ -82,7 +85,8 @@ class Commands:
             word = word.replace(str(HERE), "benchmarks/learning").replace(str(self.work), "$WORK")
             words.append(word)
         prefix = "".join(
-            f"{k}={quote(v.replace(str(self.work), '$WORK'))} " for k, v in (extra_env or {}).items()
+            f"{k}={quote(v.replace(str(self.work), '$WORK'))} "
+            for k, v in (extra_env or {}).items()
         )
         return prefix + " ".join(map(quote, words))
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from local_policy import LocalPolicy  # noqa: E402
+from local_policy import LocalPolicy
 
 
 def parse_set(items: list[str]) -> dict:
@@ -59,8 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     import swift_gym
 
     policy = LocalPolicy(
-        args.checkpoint, args.temperature, args.top_k, args.top_p, args.max_new_tokens,
-        args.seed, args.device,
+        args.checkpoint,
+        args.temperature,
+        args.top_k,
+        args.top_p,
+        args.max_new_tokens,
+        args.seed,
+        args.device,
     )
     config = {"name": args.env, **parse_set(args.set)}
     failed = play(swift_gym, policy, config, args, args.output, args.json)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from evaluate import parse_set  # noqa: E402
-from model import ACTION_TOKENS  # noqa: E402
+from evaluate import parse_set
+from model import ACTION_TOKENS
 
 
 def main(argv: list[str] | None = None) -> int:

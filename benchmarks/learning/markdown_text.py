@@ -61,8 +61,9 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
         "says nothing about chance. Rewards are the env's own (1 at the goal, 0 otherwise, no "
         "step or hole shaping) plus ms-swift-side `frozen_lake_format` at weight 0.2 (the share "
         "of turns with one valid action tag; see `stages.grpo` for why), with KL coefficient "
-        f"beta {s['beta']:g} to the starting checkpoint. *stage wall s* is the wall time of the training command that made the "
-        "checkpoint; *train steps* counts every optimizer step from the scratch model.",
+        f"beta {s['beta']:g} to the starting checkpoint. *stage wall s* is the wall time of "
+        "the training command that made the checkpoint; *train steps* counts every optimizer "
+        "step from the scratch model.",
         "",
     ]
     a = [o for o in objs if o["experiment"] == "A"]
@@ -81,8 +82,7 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
             "",
             goal_a(a),
             "",
-            "Learning curve (the episodes GRPO played, from the `SWIFT_GYM_TRAJECTORIES` "
-            "files):",
+            "Learning curve (the episodes GRPO played, from the `SWIFT_GYM_TRAJECTORIES` files):",
             "",
             *curve_table(next(o for o in a if "curve" in o)["curve"]),
             "",

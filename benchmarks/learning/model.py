@@ -46,7 +46,9 @@ def corpus(episodes: int = 300) -> list[str]:
         texts += [system_prompt, observation]
         for _ in range(6):
             reply = rng.choice(ACTION_TOKENS)
-            observation, _, done, _ = asyncio.run(env.step([{"role": "assistant", "content": reply}]))
+            observation, _, done, _ = asyncio.run(
+                env.step([{"role": "assistant", "content": reply}])
+            )
             texts.append(observation)
             if done:
                 break

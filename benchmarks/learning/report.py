@@ -122,7 +122,7 @@ def episode_lines(records_path: Path, count: int = 3) -> list[str]:
     """The first `count` episodes of an eval file, one line each: seed, actions, outcome."""
     lines = []
     with records_path.open() as file:
-        for _, line in zip(range(count), file):
+        for _, line in zip(range(count), file, strict=False):
             r = json.loads(line)
             moves = " ".join(str(t.get("action") or "invalid") for t in r["turns"])
             lines.append(
@@ -161,8 +161,7 @@ def curve_svg(series: dict[str, list[dict]], path: Path) -> None:
         )
     for tick in range(0, int(x_max) + 1, max(1, int(x_max) // 5)):
         parts.append(
-            f'<text x="{x(tick):.1f}" y="{height - bottom + 14}" text-anchor="middle">'
-            f"{tick}</text>"
+            f'<text x="{x(tick):.1f}" y="{height - bottom + 14}" text-anchor="middle">{tick}</text>'
         )
     parts.append(
         f'<text x="{(left + width) / 2}" y="{height - 6}" text-anchor="middle">'

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import shutil
 import sys
@@ -27,10 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import report  # noqa: E402
-import stages  # noqa: E402
-from commands import Commands  # noqa: E402
-from model import build_model  # noqa: E402
+import report
+import stages
+from commands import Commands
+from model import build_model
 
 CLASSIC_MAP = "SFFF/FHFH/FFFH/HFFG"
 HELD_OUT_SEED = 1_000_000  # Experiment B's evaluation seeds start here; training seeds at 0
@@ -156,8 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="CPU threads per command")
     parser.add_argument("--keep", action="store_true", help="keep the work files")
     parser.add_argument("--only", choices=["A", "B"], help="run one experiment")
-    parser.add_argument("--render", type=Path, metavar="WORK", help="only write the results "
-                        "again from a kept work dir's state.json")
+    parser.add_argument(
+        "--render",
+        type=Path,
+        metavar="WORK",
+        help="only write the results again from a kept work dir's state.json",
+    )
     args = parser.parse_args(argv)
     if args.render:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -168,15 +173,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     settings = QUICK if args.quick else FULL
     args.out.mkdir(parents=True, exist_ok=True)
-    work = args.work or Path(tempfile.mkdtemp(prefix="swift-gym-learning-"))
+    work = (args.work or Path(tempfile.mkdtemp(prefix="swift-gym-learning-"))).resolve()
     work.mkdir(parents=True, exist_ok=True)
     cmd = Commands(work, args.threads)
     started = time.perf_counter()
     begun = datetime.now(timezone.utc)
     scratch = work / "scratch-model"
     model = build_model(scratch, settings.model_size)
-    cmd.log.append(("build-model", f"python benchmarks/learning/model.py $WORK/scratch-model "
-                    f"{settings.model_size}", round(time.perf_counter() - started, 1)))
+    cmd.log.append(
+        (
+            "build-model",
+            f"python benchmarks/learning/model.py $WORK/scratch-model {settings.model_size}",
+            round(time.perf_counter() - started, 1),
+        )
+    )
     objs: list[dict] = []
     files: dict[str, dict] = {}
     try:
@@ -215,10 +225,12 @@ def render(work: Path, out: Path, cmd: Commands) -> None:
     state = json.loads((work / "state.json").read_text())
     objs, files, meta = state["objs"], state["files"], state["meta"]
     (out / "learning.json").write_text(json.dumps(objs, indent=1) + "\n")
-    runs = [path for name in files for path in files[name].values()]
-    runs += [str(work / name / f"{name}-trajectories") for name in files]
+    runs = [Path(path) for name in files for path in files[name].values()]
+    runs += [work / name / f"{name}-trajectories" for name in files]
+    # relative to the work dir (the command's cwd), so the page names runs, not this machine
     cmd.run("report", [
-        cmd.bin("swift-gym"), "report", *runs, "--episodes", "30",
+        cmd.bin("swift-gym"), "report", *(os.path.relpath(p, work) for p in runs),
+        "--episodes", "12",
         "-o", str(out / "learning-report.html"),
     ])  # fmt: skip
     report.curve_svg(

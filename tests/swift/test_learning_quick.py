@@ -64,7 +64,7 @@ def test_one_object_per_experiment_and_stage_with_the_required_keys(quick: Path)
 def test_held_out_seeds_are_shared_and_never_trained_on(quick: Path) -> None:
     objs = load(quick)
     seeds = {tuple(o["eval_seeds"]) for o in objs if o["experiment"] == "B"}
-    (low, high), = seeds  # every B stage plays the same seeds
+    ((low, high),) = seeds  # every B stage plays the same seeds
     state = json.loads((quick / "work" / "state.json").read_text())
     train_seeds = state["meta"]["settings"]["b_train_seeds"]
     assert low >= train_seeds and high - low + 1 == 10
@@ -112,8 +112,18 @@ def test_learning_md_holds_the_tables_the_numbers_and_the_commands(quick: Path) 
 
 def test_the_html_report_and_the_curve_picture(quick: Path) -> None:
     page = (quick / "learning-report.html").read_text()
-    assert page.lstrip().lower().startswith("<!doctype html") and "Experiment" not in page[:0]
-    assert "A-trajectories" in page and "B-eval-grpo" in page
+    assert page.lstrip().lower().startswith("<!doctype html")
+    # every run: each stage's evaluation and both training dirs, named relative to the work dir
+    for run in (
+        "A/A-eval-start.jsonl",
+        "A/A-eval-grpo.jsonl",
+        "B/B-eval-sft.jsonl",
+        "B/B-eval-grpo.jsonl",
+        "A/A-trajectories",
+        "B/B-trajectories",
+    ):
+        assert run in page, run
+    assert str(quick) not in page
     svg = ET.parse(quick / "learning-curve.svg").getroot()
     lines = svg.findall("{http://www.w3.org/2000/svg}polyline")
     assert len(lines) == 2  # one curve per experiment
