@@ -35,6 +35,10 @@ from model import build_model
 
 CLASSIC_MAP = "SFFF/FHFH/FFFH/HFFG"
 HELD_OUT_SEED = 1_000_000  # Experiment B's evaluation seeds start here; training seeds at 0
+# GRPO rows only (evaluation plays the env's defaults): an invalid reply costs a turn but not the
+# goal, so without a price a successful episode's invalid replies are rewarded too, and a first
+# run (learning rate 1e-3, beta 0) collapsed into text that is no action at step ~90.
+TRAINING_REWARDS = {"invalid_action_reward": -0.1}
 
 
 @dataclass(frozen=True)
@@ -47,16 +51,16 @@ class Settings:
     temperature: float = 1.0
     a_format_episodes: int = 400
     a_format_epochs: float = 3
-    a_grpo_steps: int = 200
+    a_grpo_steps: int = 250
     a_generations: int = 32
     a_prompts: int = 1
-    a_lr: float = 1e-3
+    a_lr: float = 3e-3
     b_train_seeds: int = 2000
     b_sft_epochs: float = 2
     b_grpo_steps: int = 60
     b_generations: int = 8
     b_prompts: int = 4
-    b_lr: float = 5e-4
+    b_lr: float = 1e-3
     beta: float = 0.04
     sft_lr: float = 3e-3
     sft_batch: int = 16
@@ -85,7 +89,8 @@ def experiment_a(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[li
         s.a_format_epochs, s.sft_lr, s.sft_batch, s.sft_max_steps,
     )  # fmt: skip
     cmd.run("A-grpo-dataset", [
-        cmd.bin("swift-gym"), "dataset", "frozen_lake", "-n", "4096", *stages.sets(fixed),
+        cmd.bin("swift-gym"), "dataset", "frozen_lake", "-n", "4096",
+        *stages.sets({**fixed, **TRAINING_REWARDS}),
         "-o", str(w / "A-grpo-rows.jsonl"),
     ])  # fmt: skip
     trained = stages.grpo(
@@ -126,7 +131,7 @@ def experiment_b(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[li
     )  # fmt: skip
     cmd.run("B-grpo-dataset", [
         cmd.bin("swift-gym"), "dataset", "frozen_lake", "-n", str(s.b_train_seeds),
-        "--seed-start", "0", "-o", str(w / "B-grpo-rows.jsonl"),
+        "--seed-start", "0", *stages.sets(TRAINING_REWARDS), "-o", str(w / "B-grpo-rows.jsonl"),
     ])  # fmt: skip
     trained = stages.grpo(
         cmd, "B-grpo", sft.checkpoint, w / "B-grpo-rows.jsonl", w / "B-grpo",
