@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from report import curve_table, episode_lines, interval, stage_table
+from report import curve_table, episode_lines, interval, policy_table, stage_table
 
 
 def goal_a(objs: list[dict]) -> str:
@@ -89,6 +89,18 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
             *curve_table(next(o for o in a if "curve" in o)["curve"]),
             "",
         ]
+        policy = next(o for o in a if "curve" in o).get("policy_by_position")
+        if policy:
+            lines += [
+                "What GRPO's policy did in each cell, late in training (the episodes of steps "
+                f">= {policy['from_step']:g}; each row the share of each action). A policy that "
+                "reads its position takes different actions in different cells; the optimal ones "
+                "are down at (0,0), (1,0), (2,1), right at (2,0), (3,1), (3,2), or by the top "
+                "row right, right, down, down, down, right.",
+                "",
+                *policy_table(policy),
+                "",
+            ]
         lines += episode_section(files["A"])
     b = [o for o in objs if o["experiment"] == "B"]
     if b:

@@ -184,3 +184,38 @@ def curve_svg(series: dict[str, list[dict]], path: Path) -> None:
         ]
     parts.append("</svg>")
     path.write_text("\n".join(parts) + "\n")
+
+
+def policy_by_position(trajectories: Path, last_share: float = 0.2) -> dict:
+    """What the policy did where, late in training: for each grid cell, how often each action
+    was taken, over the episodes of the last `last_share` of GRPO steps. It shows whether the
+    policy reads its position (different actions in different cells) or not."""
+    from swift_gym.evaluation import read_records, trajectory_paths
+
+    records = [r for path in trajectory_paths(trajectories) for r in read_records(path)]
+    steps = [r["training"]["step"] for r in records]
+    first = max(steps) - (max(steps) - min(steps)) * last_share
+    table: dict[str, dict[str, int]] = {}
+    for r in records:
+        if r["training"]["step"] < first:
+            continue
+        position = r.get("reset_info", {}).get("position")
+        for turn in r["turns"]:
+            cell = table.setdefault(str(position), {})
+            action = str(turn.get("action") or "invalid")
+            cell[action] = cell.get(action, 0) + 1
+            position = (turn.get("info") or {}).get("position", position)
+    return {"from_step": first, "cells": table}
+
+
+def policy_table(policy: dict) -> list[str]:
+    actions = ["up", "down", "left", "right", "invalid"]
+    lines = [
+        f"| cell (row, col) | turns | {' | '.join(actions)} |",
+        "| --- | ---: |" + " ---: |" * len(actions),
+    ]
+    for cell, counts in sorted(policy["cells"].items()):
+        total = sum(counts.values())
+        shares = " | ".join(f"{counts.get(a, 0) / total:.2f}" for a in actions)
+        lines.append(f"| {cell} | {total} | {shares} |")
+    return lines

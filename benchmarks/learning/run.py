@@ -229,6 +229,9 @@ def render(work: Path, out: Path, cmd: Commands) -> None:
 
     state = json.loads((work / "state.json").read_text())
     objs, files, meta = state["objs"], state["files"], state["meta"]
+    for o in objs:
+        if o["experiment"] == "A" and "curve" in o:
+            o["policy_by_position"] = report.policy_by_position(work / "A" / "A-trajectories")
     (out / "learning.json").write_text(json.dumps(objs, indent=1) + "\n")
     runs = [Path(path) for name in files for path in files[name].values()]
     runs += [work / name / f"{name}-trajectories" for name in files]
