@@ -84,7 +84,8 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
             "",
             goal_a(a),
             "",
-            "Learning curve (the episodes GRPO played, from the `SWIFT_GYM_TRAJECTORIES` files):",
+            "Learning curve (the episodes GRPO played, from the `SWIFT_GYM_TRAJECTORIES` files; "
+            "mean reward is the training reward, -0.1 per invalid reply included):",
             "",
             *curve_table(next(o for o in a if "curve" in o)["curve"]),
             "",

@@ -169,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         help="only write the results again from a kept work dir's state.json",
     )
     args = parser.parse_args(argv)
+    args.out = args.out.resolve()  # the commands run in the work dir
     if args.render:
         args.out.mkdir(parents=True, exist_ok=True)
         state = json.loads((args.render / "state.json").read_text())

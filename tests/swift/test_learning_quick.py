@@ -36,7 +36,7 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
         sys.executable, str(RUN), "--quick", "--out", str(out), "--work", str(out / "work"),
         "--threads", "2", "--keep",
     ]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True, timeout=1500)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=3600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return out
 
