@@ -3,7 +3,9 @@ writes well-formed results, so `tox -e learn` does not rot between its (45-minut
 
 Every stage really runs (`swift sft`, `swift rlhf` GRPO with the swift_gym scheduler,
 `swift-gym eval/export/dataset/report`), a few steps each on a ~100K-parameter model; the numbers
-mean nothing at this size, their shape and consistency are what is checked.
+mean nothing at this size, their shape and consistency are what is checked. Cost: about 9
+minutes on 2 shared cores (9m14s of CPU, mostly the start-up of 13 processes that import
+torch, transformers or ms-swift), not the 3 minutes aimed at.
 """
 
 from __future__ import annotations
