@@ -1,0 +1,117 @@
+"""The pipeline's stages, each one real command: make data, fine-tune, train with GRPO,
+evaluate. Each returns what the next stage and the report need (paths, steps, seconds)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from commands import Commands
+
+MODEL_ARGS = ["--model_type", "qwen2", "--template", "qwen2_5", "--check_model", "false"]
+CPU_ARGS = [
+    "--tuner_type", "full", "--torch_dtype", "float32", "--report_to", "none",
+    "--dataloader_num_workers", "0", "--dataset_num_proc", "1", "--seed", "0",
+    "--logging_steps", "1", "--save_only_model", "true",
+]  # fmt: skip
+
+
+@dataclass
+class Trained:
+    """A training stage's result: the checkpoint, its optimizer steps, the wall time."""
+
+    checkpoint: Path
+    steps: int
+    wall_s: float
+    run_dir: Path
+
+
+def sets(config: dict) -> list[str]:
+    """env_config fields as `--set KEY=VALUE` arguments."""
+    out: list[str] = []
+    for key, value in config.items():
+        out += ["--set", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
+    return out
+
+
+def last_checkpoint(output_dir: Path) -> tuple[Path, Path, int]:
+    """ms-swift writes output_dir/v<N>-<time>/checkpoint-<step>: the run dir, the newest
+    checkpoint and its step."""
+    (run_dir,) = sorted(output_dir.glob("v*-*"))[-1:]
+    checkpoints = sorted(run_dir.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+    if not checkpoints:
+        raise RuntimeError(f"no checkpoint in {run_dir}")
+    return run_dir, checkpoints[-1], int(checkpoints[-1].name.split("-")[1])
+
+
+def sft(
+    cmd: Commands, stage: str, model: Path, dataset: Path, out: Path,
+    epochs: float, lr: float, batch: int, max_steps: int | None = None,
+) -> Trained:  # fmt: skip
+    """`swift sft` (full fine-tune) on `dataset`, saving once at the end."""
+    steps_args = ["--max_steps", str(max_steps)] if max_steps else []
+    command = [
+        cmd.bin("swift"), "sft", "--model", str(model), *MODEL_ARGS, "--dataset", str(dataset),
+        "--num_train_epochs", str(epochs), *steps_args, "--per_device_train_batch_size", str(batch),
+        "--learning_rate", str(lr), "--lr_scheduler_type", "cosine", "--warmup_ratio", "0.05",
+        "--split_dataset_ratio", "0", "--save_strategy", "epoch", "--save_total_limit", "1",
+        *CPU_ARGS, "--output_dir", str(out),
+    ]  # fmt: skip
+    if max_steps:
+        command[command.index("epoch")] = "steps"
+        command += ["--save_steps", str(max_steps)]
+    seconds = cmd.run(stage, command)
+    run_dir, checkpoint, steps = last_checkpoint(out)
+    return Trained(checkpoint, steps, seconds, run_dir)
+
+
+def grpo(
+    cmd: Commands, stage: str, model: Path, dataset: Path, out: Path, trajectories: Path,
+    steps: int, generations: int, prompts: int, lr: float, beta: float, max_turns: int,
+    temperature: float,
+) -> Trained:  # fmt: skip
+    """`swift rlhf --rlhf_type grpo --multi_turn_scheduler swift_gym` with the env's reward
+    (`swift_gym_total`); the scheduler writes every training episode to `trajectories`.
+    Each step plays `prompts` dataset rows, `generations` episodes each (the GRPO groups).
+
+    Rewards: the env's total (`swift_gym_total`); the dataset rows add
+    `invalid_action_reward: -0.1` (see run.py). `swift_gym_success` (weight 0) only logs the
+    success rate. `frozen_lake_format` is left out: in ms-swift's multi-turn rollouts the
+    earlier assistant turns reach reward functions as token ids, so it scores only the last
+    turn (its mean was ~0.3, about 1/turns, in a first run), which rewards short episodes,
+    holes included.
+    """
+    command = [
+        cmd.bin("swift"), "rlhf", "--rlhf_type", "grpo", "--use_vllm", "false",
+        "--model", str(model), *MODEL_ARGS, "--dataset", str(dataset),
+        "--multi_turn_scheduler", "swift_gym", "--gym_env", "frozen_lake",
+        "--max_turns", str(max_turns),
+        "--reward_funcs", "swift_gym_total", "swift_gym_success",
+        "--reward_weights", "1", "0", "--num_generations", str(generations),
+        "--per_device_train_batch_size", str(generations * prompts),
+        "--max_completion_length", "4", "--temperature", str(temperature),
+        "--beta", str(beta), "--learning_rate", str(lr), "--max_steps", str(steps),
+        "--save_strategy", "steps", "--save_steps", str(steps), *CPU_ARGS,
+        "--output_dir", str(out),
+    ]  # fmt: skip
+    seconds = cmd.run(stage, command, {"SWIFT_GYM_TRAJECTORIES": str(trajectories)})
+    run_dir, checkpoint, done = last_checkpoint(out)
+    return Trained(checkpoint, done, seconds, run_dir)
+
+
+def evaluate(
+    cmd: Commands, stage: str, checkpoint: Path, config: dict, episodes: int, seed_start: int,
+    temperature: float, out: Path,
+) -> tuple[dict, dict, Path]:  # fmt: skip
+    """Play `episodes` episodes (seeds `seed_start`...) with the checkpoint, sampled at
+    `temperature` and then greedily; (sampled summary, greedy summary, sampled episodes)."""
+    records, summary = out.with_suffix(".jsonl"), out.with_suffix(".json")
+    greedy = out.with_name(out.name + "-greedy")
+    cmd.run(stage, [
+        *cmd.script("evaluate.py"), str(checkpoint), *sets(config), "-n", str(episodes),
+        "--seed-start", str(seed_start), "--temperature", str(temperature),
+        "-o", str(records), "--json", str(summary), "--greedy", str(greedy),
+    ])  # fmt: skip
+    sampled = json.loads(summary.read_text())
+    return sampled, json.loads(greedy.with_suffix(".json").read_text()), records

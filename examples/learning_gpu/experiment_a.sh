@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Experiment A of benchmarks/learning (the classic map SFFF/FHFH/FFFH/HFFG) as a GPU recipe:
+# the same commands as `tox -e learn` (see benchmarks/LEARNING.md, "The commands"), with a
+# real model and GPU flags instead of the scratch model and CPU flags. Run from the repo root.
+# Needs: pip install "./core[swift]" ./plugins/frozen_lake vllm
+set -euo pipefail
+MODEL=${MODEL:-Qwen/Qwen2.5-0.5B-Instruct}
+NPROC=${NPROC:-1}
+WORK=${WORK:-learning_gpu/A}
+MAP=SFFF/FHFH/FFFH/HFFG
+mkdir -p "$WORK"
+
+# format-only warm start: uniformly random valid actions, exported as a swift sft dataset
+python benchmarks/learning/format_episodes.py --set map=$MAP -n 400 --max-turns 10 \
+    -o "$WORK/A-format-episodes.jsonl"
+swift-gym export "$WORK/A-format-episodes.jsonl" -o "$WORK/A-format-sft.jsonl"
+NPROC_PER_NODE=$NPROC swift sft --model "$MODEL" --dataset "$WORK/A-format-sft.jsonl" \
+    --num_train_epochs 3 --per_device_train_batch_size 16 --learning_rate 1e-5 \
+    --lr_scheduler_type cosine --warmup_ratio 0.05 --split_dataset_ratio 0 \
+    --save_strategy epoch --save_total_limit 1 --tuner_type full --torch_dtype bfloat16 \
+    --report_to none --seed 0 --logging_steps 1 --save_only_model true \
+    --output_dir "$WORK/A-sft"
+WARM=$(ls -dv "$WORK"/A-sft/v*/checkpoint-* | tail -1)
+
+# GRPO with the env's reward, every training episode kept for the learning curve
+swift-gym dataset frozen_lake -n 4096 --set map=$MAP --set invalid_action_reward=-0.1 -o "$WORK/A-grpo-rows.jsonl"
+SWIFT_GYM_TRAJECTORIES="$WORK/A-trajectories" NPROC_PER_NODE=$NPROC swift rlhf \
+    --rlhf_type grpo --use_vllm true --vllm_mode colocate --vllm_gpu_memory_utilization 0.4 \
+    --model "$WARM" --dataset "$WORK/A-grpo-rows.jsonl" \
+    --multi_turn_scheduler swift_gym --gym_env frozen_lake --max_turns 10 \
+    --reward_funcs swift_gym_total swift_gym_success \
+    --reward_weights 1 0 --num_generations 32 --per_device_train_batch_size 32 \
+    --max_completion_length 256 --temperature 1.0 --beta 0.04 --learning_rate 1e-6 \
+    --max_steps 250 --save_strategy steps --save_steps 250 --tuner_type full \
+    --torch_dtype bfloat16 --report_to none --seed 0 --logging_steps 1 \
+    --save_only_model true --output_dir "$WORK/A-grpo"
+TRAINED=$(ls -dv "$WORK"/A-grpo/v*/checkpoint-* | tail -1)
+
+# 200 episodes each, sampled at temperature 1 and greedily
+for tag in start grpo; do
+    checkpoint=$([ $tag = start ] && echo "$WARM" || echo "$TRAINED")
+    python benchmarks/learning/evaluate.py "$checkpoint" --set map=$MAP -n 200 --seed-start 0 \
+        --temperature 1.0 --max-new-tokens 256 --device cuda \
+        -o "$WORK/A-eval-$tag.jsonl" --json "$WORK/A-eval-$tag.json" --greedy "$WORK/A-eval-$tag-greedy"
+done
+swift-gym report "$WORK/A-eval-start.jsonl" "$WORK/A-eval-grpo.jsonl" "$WORK/A-trajectories" \
+    -o "$WORK/learning-report.html"

@@ -1,0 +1,157 @@
+"""The learning pipeline's short form (`benchmarks/learning/run.py --quick`) runs end to end and
+writes well-formed results, so `tox -e learn` does not rot between its (45-minute) runs.
+
+Every stage really runs (`swift sft`, `swift rlhf` GRPO with the swift_gym scheduler,
+`swift-gym eval/export/dataset/report`), a few steps each on a ~100K-parameter model; the numbers
+mean nothing at this size, their shape and consistency are what is checked. Cost: about 9
+minutes on 2 shared cores (9m14s of CPU, mostly the start-up of 13 processes that import
+torch, transformers or ms-swift), not the 3 minutes aimed at.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = ROOT / "benchmarks" / "learning" / "run.py"
+REQUIRED = {
+    "experiment": str, "stage": str, "episodes": int, "success_rate": float, "ci_low": float,
+    "ci_high": float, "mean_reward": float, "train_steps": int, "wall_s": float,
+}  # fmt: skip
+STAGES = {
+    "A": ["format warm start", "GRPO"],
+    "B": ["scratch (random weights)", "SFT on oracle episodes", "GRPO from SFT"],
+}
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("learn")
+    command = [
+        sys.executable, str(RUN), "--quick", "--out", str(out), "--work", str(out / "work"),
+        "--threads", "2", "--keep",
+    ]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return out
+
+
+def load(out: Path) -> list[dict]:
+    return json.loads((out / "learning.json").read_text())
+
+
+def test_one_object_per_experiment_and_stage_with_the_required_keys(quick: Path) -> None:
+    objs = load(quick)
+    assert {e: [o["stage"] for o in objs if o["experiment"] == e] for e in STAGES} == STAGES
+    for o in objs:
+        for key, kind in REQUIRED.items():
+            value = o[key]
+            assert isinstance(value, kind) or (kind is float and isinstance(value, int)), key
+        assert o["episodes"] == 10  # the quick form's evaluation size
+        assert 0 <= o["ci_low"] <= o["success_rate"] <= o["ci_high"] <= 1
+        assert 0 <= o["mean_reward"] <= 1 and math.isfinite(o["wall_s"]) and o["wall_s"] >= 0
+        assert 0 <= o["invalid_action_rate"] <= 1 and 1 <= o["mean_turns"] <= 10
+        assert sum(o["statuses"].values()) == o["episodes"]
+        greedy = o["greedy"]
+        assert 0 <= greedy["ci_low"] <= greedy["success_rate"] <= greedy["ci_high"] <= 1
+
+
+def test_held_out_seeds_are_shared_and_never_trained_on(quick: Path) -> None:
+    objs = load(quick)
+    seeds = {tuple(o["eval_seeds"]) for o in objs if o["experiment"] == "B"}
+    ((low, high),) = seeds  # every B stage plays the same seeds
+    state = json.loads((quick / "work" / "state.json").read_text())
+    train_seeds = state["meta"]["settings"]["b_train_seeds"]
+    assert low >= train_seeds and high - low + 1 == 10
+    rows = (quick / "work" / "B" / "B-grpo-rows.jsonl").read_text().splitlines()
+    trained = {json.loads(row)["env_config"]["seed"] for row in rows}
+    assert trained == set(range(train_seeds)) and not trained & set(range(low, high + 1))
+
+
+def test_steps_add_up_and_grpo_curves_come_from_training_episodes(quick: Path) -> None:
+    objs = load(quick)
+    a_start, a_grpo, b_start, b_sft, b_grpo = objs
+    assert a_start["train_steps"] == 2 and a_grpo["train_steps"] == 2 + 2
+    assert (b_start["train_steps"], b_sft["train_steps"], b_grpo["train_steps"]) == (0, 2, 4)
+    for o in (a_grpo, b_grpo):
+        assert o["wall_s"] > 0
+        points = o["curve"]
+        # 2 GRPO steps of 4 episodes each, as the scheduler recorded them
+        assert [(p["step_low"], p["episodes"]) for p in points] == [(0, 4), (1, 4)]
+        assert all(0 <= p["ci_low"] <= p["success_rate"] <= p["ci_high"] <= 1 for p in points)
+
+
+def test_learning_md_holds_the_tables_the_numbers_and_the_commands(quick: Path) -> None:
+    text = (quick / "LEARNING.md").read_text()
+    for heading in ("## Experiment A", "## Experiment B", "## The commands, in order"):
+        assert heading in text
+    assert text.count("| stage | train steps | stage wall s |") == 2
+    for o in load(quick):  # every number in the tables is learning.json's
+        shown = f"{o['success_rate']:.3f} [{o['ci_low']:.3f}, {o['ci_high']:.3f}]"
+        assert f"| {o['stage']} | {o['train_steps']} |" in text and shown in text
+    for command in (
+        "swift sft --model $WORK/scratch-model --model_type qwen2 --template qwen2_5",
+        "swift rlhf --rlhf_type grpo --use_vllm false",
+        "--multi_turn_scheduler swift_gym --gym_env frozen_lake",
+        "SWIFT_GYM_TRAJECTORIES=$WORK/A/A-trajectories",
+        "swift-gym eval frozen_lake --policy oracle",
+        "swift-gym export $WORK/B/B-oracle.jsonl --status goal",
+        "swift-gym dataset frozen_lake",
+        "python benchmarks/learning/evaluate.py",
+        "swift-gym report",
+    ):
+        assert command in text, command
+    assert str(quick / "work") not in text  # paths are written as $WORK
+    assert "reached" in text and "Episodes before and after" in text
+
+
+def test_the_html_report_and_the_curve_picture(quick: Path) -> None:
+    page = (quick / "learning-report.html").read_text()
+    assert page.lstrip().lower().startswith("<!doctype html")
+    # every run: each stage's evaluation and both training dirs, named relative to the work dir
+    for run in (
+        "A/A-eval-start.jsonl",
+        "A/A-eval-grpo.jsonl",
+        "B/B-eval-sft.jsonl",
+        "B/B-eval-grpo.jsonl",
+        "A/A-trajectories",
+        "B/B-trajectories",
+    ):
+        assert run in page, run
+    assert str(quick) not in page
+    svg = ET.parse(quick / "learning-curve.svg").getroot()
+    lines = svg.findall("{http://www.w3.org/2000/svg}polyline")
+    assert len(lines) == 2  # one curve per experiment
+    assert (quick / "learning-curve.svg").stat().st_size < 20_000
+
+
+def test_the_policy_prompt_is_ms_swifts_qwen2_5_template(quick: Path) -> None:
+    """evaluate.py prompts with the tokenizer's chat template; GRPO and SFT use ms-swift's
+    `qwen2_5` template. Both must give the model the same tokens."""
+    from swift.model import get_processor
+    from swift.template import get_template
+    from transformers import AutoTokenizer
+
+    model = quick / "work" / "scratch-model"
+    record = json.loads((quick / "work" / "B" / "B-oracle.jsonl").read_text().splitlines()[0])
+    messages = [
+        {"role": "system", "content": record["system_prompt"]},
+        {"role": "user", "content": record["observation"]},
+        {"role": "assistant", "content": record["turns"][0]["reply"]},
+        {"role": "user", "content": record["turns"][0]["observation"]},
+    ]
+    template = get_template(
+        get_processor(str(model), model_type="qwen2", download_model=False),
+        template_type="qwen2_5",
+    )
+    ours = AutoTokenizer.from_pretrained(str(model)).apply_chat_template(
+        messages, add_generation_prompt=True, tokenize=True, return_dict=True
+    )["input_ids"]
+    assert template.encode({"messages": messages})["input_ids"] == list(ours)
