@@ -8,11 +8,9 @@ module (standard library only), so a new id there must show up here.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
-from cli_runner import run
+from cli_runner import python_json, run
 
 from swift_gym_gymnasium.ids import ENV_NAMES as GYMNASIUM
 from swift_gym_reasoning_gym.ids import ENV_NAMES as REASONING_GYM
@@ -26,14 +24,6 @@ EXPECTED = {
     "swift-gym-textarena": set(TEXTARENA),
 }
 LIBRARIES = ("gymnasium", "reasoning_gym", "textarena")
-
-
-def python(code: str) -> subprocess.CompletedProcess[str]:
-    """`code` in a new process of this environment's python."""
-    command = [sys.executable, "-c", code]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result
 
 
 def test_swift_gym_list_shows_every_env_of_every_package(tmp_path):
@@ -63,14 +53,14 @@ def test_no_plugin_has_a_problem(tmp_path):
         assert plugin in result.stdout
 
 
-def test_listing_in_a_new_process_imports_none_of_the_libraries():
+def test_listing_in_a_new_process_imports_none_of_the_libraries(tmp_path):
     code = (
         "import json, sys, swift_gym\n"
         "names = [spec.name for spec in swift_gym.list_envs()]\n"
         "print(json.dumps([len(names), sorted(m for m in sys.modules if m.split('.')[0] in "
         f"{LIBRARIES!r})]))"
     )
-    count, imported = json.loads(python(code).stdout)
+    count, imported = python_json(code, tmp_path)
     assert count == 170
     assert imported == []
 
@@ -83,7 +73,7 @@ def test_listing_in_a_new_process_imports_none_of_the_libraries():
         ("textarena.GuessTheNumber-v0", "textarena"),
     ],
 )
-def test_making_an_env_imports_its_own_library_and_no_other(name, library):
+def test_making_an_env_imports_its_own_library_and_no_other(name, library, tmp_path):
     code = (
         "import asyncio, json, sys, swift_gym\n"
         f"env = swift_gym.make({{'name': {name!r}, 'seed': 3}})\n"
@@ -91,6 +81,6 @@ def test_making_an_env_imports_its_own_library_and_no_other(name, library):
         "print(json.dumps([bool(observation), sorted({m.split('.')[0] for m in sys.modules} & "
         f"set({LIBRARIES!r}))]))"
     )
-    shown, imported = json.loads(python(code).stdout.strip().splitlines()[-1])
+    shown, imported = python_json(code, tmp_path)
     assert shown
     assert imported == [library]

@@ -3,45 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from importlib.metadata import distribution, entry_points
-from pathlib import Path
 
 import pytest
+from cli_runner import python_json, run
 
 import swift_gym_gymnasium
 from swift_gym_gymnasium.ids import ENV_CLASSES, ENV_NAMES, GYM_IDS
 
 
-def clean_environ():
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
-    environ.pop("PYTHONPATH", None)
-    return {**environ, "NO_COLOR": "1", "COLUMNS": "200"}
-
-
-def python(code, tmp_path):
-    """`code` in a new interpreter, outside the checkout: only what is installed counts."""
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=clean_environ(),
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
-
-
 def swift_gym_command(*args, cwd):
-    script = Path(sys.executable).parent / "swift-gym"
-    return subprocess.run(
-        [str(script), *args], capture_output=True, text=True, env=clean_environ(), cwd=cwd,
-        timeout=120,
-    )  # fmt: skip
+    return run(*args, cwd=cwd, drop=("PYTHONPATH",), timeout=120)
 
 
 LIST = """
@@ -53,7 +26,7 @@ print(json.dumps({"specs": specs, "loaded": loaded}))
 
 
 def test_listing_finds_every_env_and_imports_nothing_of_gymnasium(tmp_path):
-    found = python(LIST, tmp_path)
+    found = python_json(LIST, tmp_path)
     ours = [spec for spec in found["specs"] if spec[1] == "swift-gym-gymnasium"]
     assert [spec[0] for spec in ours] == sorted(ENV_NAMES)
     for name, _, target, description in ours:
@@ -77,7 +50,7 @@ print(json.dumps(asyncio.run(main())))
 
 
 def test_a_new_process_makes_and_plays_every_env(tmp_path):
-    found = python(f"NAMES = {list(ENV_NAMES)!r}\n{MAKE_AND_PLAY}", tmp_path)
+    found = python_json(f"NAMES = {list(ENV_NAMES)!r}\n{MAKE_AND_PLAY}", tmp_path)
     assert set(found) == set(ENV_NAMES)
     for name, (class_name, status, valid) in found.items():
         assert class_name == ENV_CLASSES[name.removeprefix("gymnasium.")].rpartition(":")[2]

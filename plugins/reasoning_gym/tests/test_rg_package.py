@@ -4,14 +4,11 @@ reasoning-gym's own registry, and `swift-gym eval` through the real command."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from importlib.metadata import distribution, entry_points
-from pathlib import Path
 
 import pytest
+from cli_runner import python_json, run
 
 import swift_gym_reasoning_gym
 from swift_gym_reasoning_gym.ids import (
@@ -23,28 +20,8 @@ from swift_gym_reasoning_gym.ids import (
 )
 
 
-def clean_environ():
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
-    environ.pop("PYTHONPATH", None)
-    return {**environ, "NO_COLOR": "1", "COLUMNS": "200"}
-
-
-def python(code, tmp_path):
-    """`code` in a new interpreter, outside the checkout: only what is installed counts."""
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True, text=True, cwd=tmp_path, env=clean_environ(), timeout=120,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
-
-
 def swift_gym_command(*args, cwd):
-    script = Path(sys.executable).parent / "swift-gym"
-    return subprocess.run(
-        [str(script), *args], capture_output=True, text=True, env=clean_environ(), cwd=cwd,
-        timeout=180,
-    )  # fmt: skip
+    return run(*args, cwd=cwd, drop=("PYTHONPATH",), timeout=180)
 
 
 LIST = """
@@ -57,7 +34,7 @@ print(json.dumps({"specs": specs, "loaded": loaded, "heavy": heavy}))
 
 
 def test_listing_finds_every_task_and_imports_nothing_of_reasoning_gym(tmp_path):
-    found = python(LIST, tmp_path)
+    found = python_json(LIST, tmp_path)
     ours = [spec for spec in found["specs"] if spec[1] == "swift-gym-reasoning-gym"]
     assert [spec[0] for spec in ours] == sorted(ENV_NAMES)
     for name, _, registered, description in ours:

@@ -3,41 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
 from importlib.metadata import distribution, entry_points
-from pathlib import Path
 
 import pytest
+from cli_runner import clean_environ, python_json, run
 
 import swift_gym_textarena
 from swift_gym_textarena.ids import ENV_CLASSES, ENV_NAMES, EXCLUDED, GAME_IDS, TA_IDS
 
 
-def clean_environ():
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
-    environ.pop("PYTHONPATH", None)
-    return {**environ, "NO_COLOR": "1", "COLUMNS": "200"}
-
-
-def python(code, tmp_path):
-    """`code` in a new interpreter, outside the checkout: only what is installed counts."""
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-        env=clean_environ(), timeout=120,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
-
-
 def swift_gym_command(*args, cwd):
-    script = Path(sys.executable).parent / "swift-gym"
-    return subprocess.run(
-        [str(script), *args], capture_output=True, text=True, env=clean_environ(), cwd=cwd,
-        timeout=120,
-    )  # fmt: skip
+    return run(*args, cwd=cwd, drop=("PYTHONPATH",), timeout=120)
 
 
 LIST = """
@@ -49,7 +28,7 @@ print(json.dumps({"specs": specs, "loaded": loaded}))
 
 
 def test_listing_finds_every_env_and_imports_nothing_of_textarena(tmp_path):
-    found = python(LIST, tmp_path)
+    found = python_json(LIST, tmp_path)
     ours = [spec for spec in found["specs"] if spec[1] == "swift-gym-textarena"]
     assert [spec[0] for spec in ours] == sorted(ENV_NAMES)
     assert all(target == ENV_CLASSES[name] for name, _, target in ours)
@@ -72,7 +51,7 @@ print(json.dumps(asyncio.run(main())))
 
 
 def test_a_new_process_makes_and_plays_every_env(tmp_path):
-    found = python(f"NAMES = {list(ENV_NAMES)!r}\n{MAKE_AND_PLAY}", tmp_path)
+    found = python_json(f"NAMES = {list(ENV_NAMES)!r}\n{MAKE_AND_PLAY}", tmp_path)
     assert set(found) == set(ENV_NAMES)
     for status, step_status, has_prompt in found.values():
         assert status == "reset" and has_prompt
@@ -121,7 +100,7 @@ EXPECTED_FAILURE = {
 def test_every_excluded_game_fails_offline_as_the_list_says(tmp_path):
     """Without the network (sockets refuse to connect), no nltk data and no API key."""
     code = f"GAMES = {sorted(EXCLUDED)!r}\n{TRY_EXCLUDED}"
-    environ = {**clean_environ(), "OPENROUTER_API_KEY": "", "NLTK_DATA": str(tmp_path)}
+    environ = clean_environ(("PYTHONPATH",), OPENROUTER_API_KEY="", NLTK_DATA=str(tmp_path))
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
         env=environ, timeout=120,
