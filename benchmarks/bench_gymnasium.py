@@ -22,7 +22,7 @@ import random
 from typing import Any
 
 import gymnasium
-from bench_timing import goal, interleaved, median, ratio_row, timed, write_json
+from bench_timing import goal, interleaved, median, paired_ratio, ratio_row, timed, write_json
 
 import swift_gym
 from swift_gym_gymnasium.ids import GYM_IDS as IDS
@@ -110,10 +110,7 @@ def measure(steps: int, repeats: int) -> dict[str, Any]:
 
             results = interleaved({"adapter": run_adapter, "gymnasium": run_direct}, repeats)
             ours, base = median(results["adapter"]), median(results["gymnasium"])
-            # The ratio is the median of each round's pair (measured back to back), which a
-            # neighbour's load on a shared machine shifts far less than either median.
-            pairs = zip(results["adapter"], results["gymnasium"], strict=True)
-            paired = median([adapter / gymnasium for adapter, gymnasium in pairs])
+            paired = paired_ratio(results["adapter"], results["gymnasium"])
             name = f"steps/s, {gym_id}, {mode} ({direct[0]} episodes)"
             rows.append({**ratio_row(name, ours, base, "/s"), "ratio": paired})
             goals.append(

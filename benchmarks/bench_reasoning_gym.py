@@ -24,7 +24,7 @@ from itertools import count
 from typing import Any
 
 import reasoning_gym
-from bench_timing import goal, interleaved, median, ratio_row, timed, write_json
+from bench_timing import goal, interleaved, median, paired_ratio, ratio_row, timed, write_json
 from reasoning_gym.utils import extract_answer
 
 import swift_gym
@@ -120,8 +120,7 @@ def measure(episodes: int, repeats: int) -> dict[str, Any]:
 
         results = interleaved({"adapter": run_adapter, "reasoning_gym": run_direct}, repeats)
         ours, base = median(results["adapter"]), median(results["reasoning_gym"])
-        pairs = zip(results["adapter"], results["reasoning_gym"], strict=True)
-        paired = median([a / b for a, b in pairs])
+        paired = paired_ratio(results["adapter"], results["reasoning_gym"])
         rows.append({**ratio_row(f"episodes/s, {task}", ours, base, "/s"), "ratio": paired})
         goals.append(
             goal(f">= 0.9x reasoning-gym directly: {task}", f"{paired:.2f}x", paired >= 0.9, WHY)

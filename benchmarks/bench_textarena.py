@@ -26,7 +26,7 @@ import random
 from typing import Any
 
 import textarena
-from bench_timing import goal, interleaved, median, ratio_row, timed, write_json
+from bench_timing import goal, interleaved, median, paired_ratio, ratio_row, timed, write_json
 
 import swift_gym
 
@@ -123,8 +123,7 @@ def measure(episodes: int, repeats: int) -> dict[str, Any]:
         results = interleaved(runs, repeats)
         ours = median(results["adapter"])
         for side in ("ta.make(id)", "raw game"):
-            pairs = zip(results["adapter"], results[side], strict=True)
-            paired = median([a / b for a, b in pairs])
+            paired = paired_ratio(results["adapter"], results[side])
             name = f"steps/s, {ta_id} ({episodes} episodes, {steps} steps) vs {side}"
             base = median(results[side])
             rows.append({**ratio_row(name, ours, base, "/s"), "ratio": paired})

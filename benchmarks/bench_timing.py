@@ -39,6 +39,12 @@ def interleaved(
     return results
 
 
+def paired_ratio(ours: Sequence[float], baseline: Sequence[float]) -> float:
+    """The median of each round's ratio (the two measured back to back): a neighbour's load on
+    a shared machine shifts it far less than it shifts either side's median."""
+    return median([a / b for a, b in zip(ours, baseline, strict=True)])
+
+
 def timed(function: Callable[[], Any]) -> float:
     """Wall seconds of one call."""
     start = time.perf_counter()
