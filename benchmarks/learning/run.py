@@ -2,6 +2,7 @@
 
     python benchmarks/learning/run.py --out benchmarks            # the full run (tox -e learn)
     python benchmarks/learning/run.py --quick --out /tmp/learn    # a few steps of each stage
+    python benchmarks/learning/run.py --out /tmp/learn --only A --set a_lr=1e-3   # one change
 
 Experiment A (the classic fixed 4x4 map): a format-only warm start (`swift sft` on uniformly
 random valid actions), then `swift rlhf` GRPO with the env's reward. Experiment B (random maps):
@@ -22,7 +23,7 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -72,6 +73,29 @@ QUICK = Settings(
     eval_episodes=10, a_format_episodes=16, a_grpo_steps=2, a_generations=4,
     b_train_seeds=16, b_grpo_steps=2, b_generations=4, b_prompts=1, sft_max_steps=2,
 )  # fmt: skip
+
+
+def override(settings: Settings, pairs: list[str]) -> Settings:
+    """`settings` with `KEY=VALUE` pairs (`--set a_lr=1e-3`) replacing fields, read as the field's
+    type says (`none` clears an optional one)."""
+    fields = Settings.__dataclass_fields__
+    changes: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or key not in fields:
+            raise SystemExit(
+                f"--set {pair!r}: expected KEY=VALUE with KEY one of {', '.join(fields)}"
+            )
+        kind = str(fields[key].type)  # annotations are strings here (postponed evaluation)
+        if "None" in kind and text.lower() == "none":
+            changes[key] = None
+            continue
+        parse = float if "float" in kind else int if "int" in kind else str
+        try:
+            changes[key] = parse(text)
+        except ValueError:
+            raise SystemExit(f"--set {pair!r}: {key} takes {kind}") from None
+    return replace(settings, **changes)
 
 
 def experiment_a(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[list, dict]:
@@ -163,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the work files")
     parser.add_argument("--only", choices=["A", "B"], help="run one experiment")
     parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE",
+        help="change one of the run's settings (the Settings fields), e.g. a_lr=1e-3",
+    )  # fmt: skip
+    parser.add_argument(
         "--render",
         type=Path,
         metavar="WORK",
@@ -177,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         cmd.log = [tuple(entry) for entry in state["log"]]
         render(args.render, args.out, cmd)
         return 0
-    settings = QUICK if args.quick else FULL
+    settings = override(QUICK if args.quick else FULL, args.set)
     args.out.mkdir(parents=True, exist_ok=True)
     work = (args.work or Path(tempfile.mkdtemp(prefix="swift-gym-learning-"))).resolve()
     work.mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,7 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("learn")
     command = [
         sys.executable, str(RUN), "--quick", "--out", str(out), "--work", str(out / "work"),
-        "--threads", "2", "--keep",
+        "--threads", "2", "--keep", "--set", "a_grpo_steps=3",  # --set reaches the stage
     ]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, timeout=3600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -78,13 +78,13 @@ def test_held_out_seeds_are_shared_and_never_trained_on(quick: Path) -> None:
 def test_steps_add_up_and_grpo_curves_come_from_training_episodes(quick: Path) -> None:
     objs = load(quick)
     a_start, a_grpo, b_start, b_sft, b_grpo = objs
-    assert a_start["train_steps"] == 2 and a_grpo["train_steps"] == 2 + 2
+    assert a_start["train_steps"] == 2 and a_grpo["train_steps"] == 2 + 3  # --set a_grpo_steps=3
     assert (b_start["train_steps"], b_sft["train_steps"], b_grpo["train_steps"]) == (0, 2, 4)
-    for o in (a_grpo, b_grpo):
+    for o, steps in ((a_grpo, 3), (b_grpo, 2)):
         assert o["wall_s"] > 0
         points = o["curve"]
-        # 2 GRPO steps of 4 episodes each, as the scheduler recorded them
-        assert [(p["step_low"], p["episodes"]) for p in points] == [(0, 4), (1, 4)]
+        # GRPO steps of 4 episodes each, as the scheduler recorded them
+        assert [(p["step_low"], p["episodes"]) for p in points] == [(i, 4) for i in range(steps)]
         assert all(0 <= p["ci_low"] <= p["success_rate"] <= p["ci_high"] <= 1 for p in points)
 
 
