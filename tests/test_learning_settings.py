@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "learning"))
 
-import run  # noqa: E402
+import run
 
 
 def test_values_are_read_as_their_fields_types() -> None:
