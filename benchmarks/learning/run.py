@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import get_args, get_type_hints
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -77,24 +78,25 @@ QUICK = Settings(
 
 def override(settings: Settings, pairs: list[str]) -> Settings:
     """`settings` with `KEY=VALUE` pairs (`--set a_lr=1e-3`) replacing fields, read as the field's
-    type says (`none` clears an optional one)."""
-    fields = Settings.__dataclass_fields__
+    type (`none` clears an optional one)."""
+    hints = get_type_hints(Settings)
     changes: dict[str, object] = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")
-        if not sep or key not in fields:
+        if not sep or key not in hints:
             raise SystemExit(
-                f"--set {pair!r}: expected KEY=VALUE with KEY one of {', '.join(fields)}"
+                f"--set {pair!r}: expected KEY=VALUE with KEY one of {', '.join(hints)}"
             )
-        kind = str(fields[key].type)  # annotations are strings here (postponed evaluation)
-        if "None" in kind and text.lower() == "none":
+        kinds = get_args(hints[key]) or (hints[key],)  # `int | None` is (int, NoneType)
+        if type(None) in kinds and text.lower() == "none":
             changes[key] = None
             continue
-        parse = float if "float" in kind else int if "int" in kind else str
+        kind = next(k for k in kinds if k is not type(None))
         try:
-            changes[key] = parse(text)
+            changes[key] = kind(text)
         except ValueError:
-            raise SystemExit(f"--set {pair!r}: {key} takes {kind}") from None
+            names = " or ".join("none" if k is type(None) else k.__name__ for k in kinds)
+            raise SystemExit(f"--set {pair!r}: {key} takes {names}") from None
     return replace(settings, **changes)
 
 
