@@ -95,7 +95,7 @@ def test_info_shows_fields_with_types_defaults_and_bounds() -> None:
     assert "oracle: yes" in result.stdout
     assert re.search(r"^size  integer  default 4  \[2, 64\]$", result.stdout, re.M)
     assert re.search(r"^p  number  default 0\.8  \(0, 1\]$", result.stdout, re.M)
-    assert "one of first_tag, last_tag, single_tag, upstream" in result.stdout
+    assert "one of first_tag, last_tag, single_tag, exact, upstream" in result.stdout
     fields = {
         f["name"]: f for f in json.loads(run("info", "frozen_lake", "--json").stdout)["fields"]
     }

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from swift_gym_frozen_lake import parse_action
 from swift_gym_frozen_lake.actions import PARSING_MODES, explain_invalid, reply_text
 
-FIRST, LAST, SINGLE, UPSTREAM = "first_tag", "last_tag", "single_tag", "upstream"
+FIRST, LAST, SINGLE, EXACT, UPSTREAM = "first_tag", "last_tag", "single_tag", "exact", "upstream"
 
 # text, then the expected action under first_tag, last_tag, single_tag, upstream
 TABLE = [
@@ -184,6 +184,10 @@ def test_content_parts_are_parsed():
             "has 3 <action> tags",
         ),
         ("<action>caf\u00e9</action>", FIRST, "holds 'caf\\xe9'"),
+        ("<action>up</action> ok", EXACT, "text besides one <action> tag; give the tag alone"),
+        ("say up", EXACT, "no <action>...</action> tag"),
+        (" <action>jump</action> ", EXACT, "holds 'jump', which is not a direction"),
+        ("\n", EXACT, "the reply is empty"),
     ],
 )
 def test_explain_invalid(text, mode, reason):

@@ -99,10 +99,10 @@ def test_non_finite_floats_are_refused(value):
 
 
 def test_action_parsing_modes():
-    for mode in ("first_tag", "last_tag", "single_tag", "upstream"):
+    for mode in ("first_tag", "last_tag", "single_tag", "exact", "upstream"):
         assert FrozenLakeEnv({"action_parsing": mode}).config.action_parsing == mode
     error, _ = problems_of({"action_parsing": "last"})
-    assert "'first_tag', 'last_tag', 'single_tag' or 'upstream'" in str(error)
+    assert "'first_tag', 'last_tag', 'single_tag', 'exact' or 'upstream'" in str(error)
 
 
 def test_text_styles():
@@ -243,7 +243,13 @@ def test_json_schema_has_bounds_and_descriptions():
     assert steps["minimum"] == 1 and steps["maximum"] == 10_000
     for field in ("goal_reward", "hole_reward", "step_reward", "invalid_action_reward"):
         assert props[field]["minimum"] == -1e6 and props[field]["maximum"] == 1e6
-    assert props["action_parsing"]["enum"] == ["first_tag", "last_tag", "single_tag", "upstream"]
+    assert props["action_parsing"]["enum"] == [
+        "first_tag",
+        "last_tag",
+        "single_tag",
+        "exact",
+        "upstream",
+    ]
     assert props["is_slippery"]["type"] == "boolean"
     map_types = {option["type"] for option in props["map"]["anyOf"]}
     assert map_types == {"string", "array", "null"}

@@ -196,6 +196,18 @@ async def test_single_tag_mode_refuses_several_tags():
 
 
 @pytest.mark.asyncio
+async def test_exact_mode_refuses_text_besides_the_tag_and_stays_put():
+    env = FrozenLakeEnv({"map": "SF/FG", "action_parsing": "exact", "invalid_action_reward": -0.1})
+    await env.reset()
+    observation, reward, done, info = await env.step(say("<action>down</action> now"))
+    assert (info["status"], info["action"], reward, done) == ("invalid_action", None, -0.1, False)
+    assert info["position"] == [0, 0]
+    assert "give the tag alone" in observation
+    _, reward, done, info = await env.step(say(" <action>down</action>\n"))
+    assert (info["status"], info["action"], info["position"]) == ("ok", "down", [1, 0])
+
+
+@pytest.mark.asyncio
 async def test_max_steps_ends_the_episode_and_counts_invalid_steps():
     env = FrozenLakeEnv({"map": "SFF/FFF/FFG", "max_steps": 3, "step_reward": -0.1})
     await env.reset()
@@ -288,7 +300,7 @@ WEIRD_MESSAGES = [
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("mode", ["first_tag", "last_tag", "single_tag", "upstream"])
+@pytest.mark.parametrize("mode", ["first_tag", "last_tag", "single_tag", "exact", "upstream"])
 async def test_step_never_raises_on_odd_input(mode):
     for messages in WEIRD_MESSAGES:
         env = FrozenLakeEnv({"map": "SF/FG", "action_parsing": mode})

@@ -216,7 +216,7 @@ def test_exactly_one_valid_tag_parses_to_its_action_in_every_tag_mode(tag, befor
 @given(tag=upstream_tags(), before=no_brackets, after=no_brackets, extra=valid_tags())
 def test_upstream_reads_the_first_tag_in_its_form_whatever_follows(tag, before, after, extra):
     text, action = tag
-    for mode in PARSING_MODES:
+    for mode in (*TAG_MODES, "upstream"):  # exact also wants nothing around the tag
         assert parse_action(before + text + after, mode) == action, mode
     assert parse_action(before + text + after + extra[0], "upstream") == action
 
@@ -251,11 +251,28 @@ def test_text_around_the_tags_never_changes_a_tag_mode(text, before, after):
 @SETTINGS
 @given(text=texts)
 def test_the_modes_agree_where_their_rules_overlap(text):
-    first, last, single, upstream = (parse_action(text, mode) for mode in PARSING_MODES)
+    modes = ("first_tag", "last_tag", "single_tag", "exact", "upstream")
+    first, last, single, exact, upstream = (parse_action(text, mode) for mode in modes)
     if single is not None:  # the one tag is also the first and the last
         assert first == last == single
+    if exact is not None:  # a reply that is one tag has one tag
+        assert single == exact
     if upstream is None:  # no direction anywhere: no tag holds one either
-        assert first is last is single is None
+        assert first is last is single is exact is None
+
+
+@SETTINGS
+@given(
+    tag=valid_tags(),
+    space=st.lists(st.sampled_from([" ", "\n", "\t", "\u00a0", "\u3000"]), max_size=4).map("".join),
+    extra=no_brackets.filter(lambda text: text.strip() != ""),
+)
+def test_exact_mode_reads_one_tag_alone_and_refuses_anything_around_it(tag, space, extra):
+    text, action = tag
+    assert parse_action(space + text + space, "exact") == action
+    assert parse_action(extra + text, "exact") is None
+    assert parse_action(text + extra, "exact") is None
+    assert "besides one <action> tag" in explain_invalid(text + extra, "exact")
 
 
 # --- reply extraction -------------------------------------------------------------------------

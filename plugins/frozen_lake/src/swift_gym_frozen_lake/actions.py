@@ -14,8 +14,8 @@ from swift_gym.replies import content_text, reply_text  # noqa: F401 - this pack
 
 from .maps import ACTIONS
 
-ActionParsing = Literal["first_tag", "last_tag", "single_tag", "upstream"]
-PARSING_MODES: tuple[str, ...] = ("first_tag", "last_tag", "single_tag", "upstream")
+ActionParsing = Literal["first_tag", "last_tag", "single_tag", "exact", "upstream"]
+PARSING_MODES: tuple[str, ...] = ("first_tag", "last_tag", "single_tag", "exact", "upstream")
 
 _ACTION_SET = frozenset(ACTIONS)
 MAX_TAG_CONTENT = 64
@@ -70,6 +70,8 @@ def parse_action(text: Any, mode: ActionParsing = "first_tag") -> str | None:
       direction makes the action invalid (later tags are not consulted).
     - "last_tag": the last tag decides.
     - "single_tag": exactly one tag is required; two or more make the action invalid.
+    - "exact": the reply, apart from whitespace around it, must be one tag and nothing else, so
+      "<action>up</action> ok" is invalid (for training where any extra text should cost).
     - "upstream": exactly as the ms-swift example reads a reply: the first tag that holds a
       direction (`<action>\\s*(up|down|left|right)\\s*</action>`, so `<action>move up</action>`
       is no tag), else the LAST whole word up/down/left/right anywhere in the text (so "set up"
@@ -101,6 +103,9 @@ def parse_action(text: Any, mode: ActionParsing = "first_tag") -> str | None:
         if first is None or next(tags, None) is not None:
             return None
         return _direction(first.group(1))
+    if mode == "exact":
+        match = _TAG.fullmatch(text.strip())
+        return None if match is None else _direction(match.group(1))
     return None
 
 
@@ -115,6 +120,13 @@ def explain_invalid(text: str, mode: ActionParsing) -> str:
         count = sum(1 for _ in _TAG.finditer(text))
         if count > 1:
             return f"the reply has {count} <action> tags; give exactly one"
+    if mode == "exact":
+        tag = _TAG.fullmatch(text.strip())
+        if tag is None:
+            if _TAG.search(text) is not None:
+                return "the reply has text besides one <action> tag; give the tag alone"
+            return "the reply has no <action>...</action> tag"
+        return f"the <action> tag holds {tag.group(1).strip()!a}, which is not a direction"
     tag = None
     if mode == "last_tag":
         for tag in _TAG.finditer(text):  # noqa: B007 - we want the final match

@@ -85,7 +85,8 @@ class FrozenLakeConfig(EnvConfig):
         "first_tag",
         description=(
             "How the reply's action is read. first_tag: the first <action>...</action> tag "
-            "decides; last_tag: the last one; single_tag: exactly one tag required; upstream: "
+            "decides; last_tag: the last one; single_tag: exactly one tag required; exact: the "
+            "reply must be one tag and nothing else (whitespace around it aside); upstream: "
             "the first tag, else the last bare word up/down/left/right (ms-swift example)."
         ),
     )
