@@ -18,7 +18,7 @@ def test_values_are_read_as_their_fields_types() -> None:
         run.FULL, ["a_lr=1e-3", "a_grpo_steps=7", "a_format_epochs=2.5", "model_size=small"]
     )
     assert (changed.a_lr, changed.a_grpo_steps) == (0.001, 7)
-    assert changed.a_format_epochs == 2.5  # a float field whose default is written as 3
+    assert changed.a_format_epochs == 2.5  # a float field whose default is written as 10
     assert changed.model_size == "small"
     assert changed.b_lr == run.FULL.b_lr  # the rest as it was
 

@@ -4,8 +4,14 @@ No model hub is reachable, so the learning runs start from a model made here. Th
 a byte-level BPE (so any text round-trips exactly, as ms-swift's templates need) trained on the
 very words FrozenLake shows: its system prompt and observations. The four replies
 `<action>up</action>` ... are added tokens, one token each, so a reply is one token plus
-`<|im_end|>` and a turn costs two decoding steps. ms-swift loads the result with
-`--model_type qwen2 --template qwen2_5`; the chat template here writes the same ChatML.
+`<|im_end|>` and a turn costs two decoding steps. So is each observation's last line on a 4x4
+map, `You are at row R, col C.`: measured here, a position-blind model is what GRPO got from
+the tokenizer without them. With the line as BPE pieces (` row`, ` 2`, `,`, ` col`, ` 1`) the
+~100K-parameter model learned the best policy that ignores its position (success 0.085 on the
+classic map after 250 GRPO steps) and no further; trained directly on the oracle's action of
+random-walk contexts, it reached 0.89 accuracy in 150 steps where the one-token line reached
+1.0 in 100. ms-swift loads the result with `--model_type qwen2 --template qwen2_5`; the chat
+template here writes the same ChatML.
 """
 
 from __future__ import annotations
@@ -18,6 +24,11 @@ from pathlib import Path
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 ACTIONS = ("up", "down", "left", "right")
 ACTION_TOKENS = [f"<action>{a}</action>" for a in ACTIONS]
+POSITION_SIDE = 4
+POSITION_TOKENS = [
+    f"You are at row {r}, col {c}." for r in range(POSITION_SIDE) for c in range(POSITION_SIDE)
+]
+"""The position line of every cell of a 4x4 map, one token each (other sizes keep BPE pieces)."""
 CHATML = (
     "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content']"
     " + '<|im_end|>' + '\\n'}}{% endfor %}"
@@ -76,7 +87,7 @@ def build_model(out: Path, size: str = "tiny", seed: int = 0) -> dict:
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tokenizer, eos_token="<|im_end|>", pad_token="<|endoftext|>"
     )
-    fast.add_tokens(ACTION_TOKENS)
+    fast.add_tokens(ACTION_TOKENS + POSITION_TOKENS)
     fast.chat_template = CHATML
     fast.save_pretrained(out)
     hidden, layers, heads, kv_heads, intermediate = SIZES[size]
@@ -105,6 +116,7 @@ def build_model(out: Path, size: str = "tiny", seed: int = 0) -> dict:
         "hidden_size": hidden,
         "layers": layers,
         "heads": heads,
+        "one_token_lines": len(ACTION_TOKENS) + len(POSITION_TOKENS),
     }
     (out / "swift_gym_learning.json").write_text(json.dumps(summary, indent=1))
     return summary

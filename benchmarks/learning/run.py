@@ -45,24 +45,28 @@ TRAINING_REWARDS = {"invalid_action_reward": -0.1}
 
 @dataclass(frozen=True)
 class Settings:
-    """Sizes of one run: the full one, or the quick one CI runs so the pipeline does not rot."""
+    """Sizes of one run: the full one, or the quick one CI runs so the pipeline does not rot.
+
+    GRPO's steps are optimizer steps, `iterations` of them on each rollout. What the settings
+    before these did is in LEARNING.md, "What it took" (markdown_text.what_it_took)."""
 
     model_size: str = "tiny"
     eval_episodes: int = 200
     max_turns: int = 10
     temperature: float = 1.0
     a_format_episodes: int = 400
-    a_format_epochs: float = 3
-    a_grpo_steps: int = 250
+    a_format_epochs: float = 10
+    a_grpo_steps: int = 600
     a_generations: int = 32
     a_prompts: int = 1
-    a_lr: float = 3e-3
+    a_lr: float = 1e-3
     b_train_seeds: int = 2000
-    b_sft_epochs: float = 2
-    b_grpo_steps: int = 60
-    b_generations: int = 8
-    b_prompts: int = 4
-    b_lr: float = 1e-3
+    b_sft_epochs: float = 8
+    b_grpo_steps: int = 400
+    b_generations: int = 16
+    b_prompts: int = 2
+    b_lr: float = 5e-4
+    iterations: int = 4
     beta: float = 0.04
     sft_lr: float = 3e-3
     sft_batch: int = 16
@@ -122,7 +126,7 @@ def experiment_a(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[li
     trained = stages.grpo(
         cmd, "A-grpo", warm.checkpoint, w / "A-grpo-rows.jsonl", w / "A-grpo",
         w / "A-trajectories", s.a_grpo_steps, s.a_generations, s.a_prompts, s.a_lr, s.beta,
-        s.max_turns, s.temperature,
+        s.max_turns, s.temperature, s.iterations,
     )  # fmt: skip
     objs, files = [], {}
     for name, t, steps in (
@@ -162,7 +166,7 @@ def experiment_b(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[li
     trained = stages.grpo(
         cmd, "B-grpo", sft.checkpoint, w / "B-grpo-rows.jsonl", w / "B-grpo",
         w / "B-trajectories", s.b_grpo_steps, s.b_generations, s.b_prompts, s.b_lr, s.beta,
-        s.max_turns, s.temperature,
+        s.max_turns, s.temperature, s.iterations,
     )  # fmt: skip
     objs, files = [], {}
     for name, tag, checkpoint, steps, wall, extra in (

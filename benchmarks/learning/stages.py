@@ -69,11 +69,15 @@ def sft(
 def grpo(
     cmd: Commands, stage: str, model: Path, dataset: Path, out: Path, trajectories: Path,
     steps: int, generations: int, prompts: int, lr: float, beta: float, max_turns: int,
-    temperature: float,
+    temperature: float, iterations: int = 1,
 ) -> Trained:  # fmt: skip
     """`swift rlhf --rlhf_type grpo --multi_turn_scheduler swift_gym` with the env's reward
     (`swift_gym_total`); the scheduler writes every training episode to `trajectories`.
-    Each step plays `prompts` dataset rows, `generations` episodes each (the GRPO groups).
+    Each rollout plays `prompts` dataset rows, `generations` episodes each (the GRPO groups),
+    and trains `iterations` optimizer steps on them (`--num_iterations`, PPO's clipped ratio
+    keeps the later ones near the policy that played): `steps` counts optimizer steps, so the
+    run plays `steps / iterations` rollouts. On this CPU a rollout costs several times an
+    optimizer step of the small model, and one step per rollout learned too slowly (run.py).
 
     Rewards: the env's total (`swift_gym_total`); the dataset rows add
     `invalid_action_reward: -0.1` (see run.py). `swift_gym_success` (weight 0) only logs the
@@ -92,6 +96,7 @@ def grpo(
         "--per_device_train_batch_size", str(generations * prompts),
         "--max_completion_length", "4", "--temperature", str(temperature),
         "--beta", str(beta), "--learning_rate", str(lr), "--max_steps", str(steps),
+        "--num_iterations", str(iterations), "--warmup_ratio", "0.05",
         "--save_strategy", "steps", "--save_steps", str(steps), *CPU_ARGS,
         "--output_dir", str(out),
     ]  # fmt: skip

@@ -15,7 +15,7 @@ python benchmarks/learning/format_episodes.py --set map=$MAP -n 400 --max-turns 
     -o "$WORK/A-format-episodes.jsonl"
 swift-gym export "$WORK/A-format-episodes.jsonl" -o "$WORK/A-format-sft.jsonl"
 NPROC_PER_NODE=$NPROC swift sft --model "$MODEL" --dataset "$WORK/A-format-sft.jsonl" \
-    --num_train_epochs 3 --per_device_train_batch_size 16 --learning_rate 1e-5 \
+    --num_train_epochs 10 --per_device_train_batch_size 16 --learning_rate 1e-5 \
     --lr_scheduler_type cosine --warmup_ratio 0.05 --split_dataset_ratio 0 \
     --save_strategy epoch --save_total_limit 1 --tuner_type full --torch_dtype bfloat16 \
     --report_to none --seed 0 --logging_steps 1 --save_only_model true \
@@ -31,7 +31,8 @@ SWIFT_GYM_TRAJECTORIES="$WORK/A-trajectories" NPROC_PER_NODE=$NPROC swift rlhf \
     --reward_funcs swift_gym_total swift_gym_success \
     --reward_weights 1 0 --num_generations 32 --per_device_train_batch_size 32 \
     --max_completion_length 256 --temperature 1.0 --beta 0.04 --learning_rate 1e-6 \
-    --max_steps 250 --save_strategy steps --save_steps 250 --tuner_type full \
+    --num_iterations 4 --warmup_ratio 0.05 \
+    --max_steps 600 --save_strategy steps --save_steps 600 --tuner_type full \
     --torch_dtype bfloat16 --report_to none --seed 0 --logging_steps 1 \
     --save_only_model true --output_dir "$WORK/A-grpo"
 TRAINED=$(ls -dv "$WORK"/A-grpo/v*/checkpoint-* | tail -1)

@@ -31,7 +31,8 @@ SWIFT_GYM_TRAJECTORIES="$WORK/B-trajectories" NPROC_PER_NODE=$NPROC swift rlhf \
     --reward_funcs swift_gym_total swift_gym_success \
     --reward_weights 1 0 --num_generations 8 --per_device_train_batch_size 32 \
     --max_completion_length 256 --temperature 1.0 --beta 0.04 --learning_rate 1e-6 \
-    --max_steps 60 --save_strategy steps --save_steps 60 --tuner_type full \
+    --num_iterations 4 --warmup_ratio 0.05 \
+    --max_steps 400 --save_strategy steps --save_steps 400 --tuner_type full \
     --torch_dtype bfloat16 --report_to none --seed 0 --logging_steps 1 \
     --save_only_model true --output_dir "$WORK/B-grpo"
 TRAINED=$(ls -dv "$WORK"/B-grpo/v*/checkpoint-* | tail -1)

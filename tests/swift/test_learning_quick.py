@@ -80,11 +80,17 @@ def test_steps_add_up_and_grpo_curves_come_from_training_episodes(quick: Path) -
     a_start, a_grpo, b_start, b_sft, b_grpo = objs
     assert a_start["train_steps"] == 2 and a_grpo["train_steps"] == 2 + 3  # --set a_grpo_steps=3
     assert (b_start["train_steps"], b_sft["train_steps"], b_grpo["train_steps"]) == (0, 2, 4)
+    iterations = json.loads((quick / "work" / "state.json").read_text())["meta"]["settings"][
+        "iterations"
+    ]
+    assert iterations > 1  # the quick form takes the full one's path: rollouts reused
     for o, steps in ((a_grpo, 3), (b_grpo, 2)):
         assert o["wall_s"] > 0
         points = o["curve"]
-        # GRPO steps of 4 episodes each, as the scheduler recorded them
-        assert [(p["step_low"], p["episodes"]) for p in points] == [(i, 4) for i in range(steps)]
+        # a rollout of 4 episodes every `iterations` optimizer steps, the first at step 0, as
+        # the scheduler recorded them
+        rollouts = [(step, 4) for step in range(0, steps, iterations)]
+        assert [(p["step_low"], p["episodes"]) for p in points] == rollouts
         assert all(0 <= p["ci_low"] <= p["success_rate"] <= p["ci_high"] <= 1 for p in points)
 
 
