@@ -37,10 +37,6 @@ from model import build_model
 
 CLASSIC_MAP = "SFFF/FHFH/FFFH/HFFG"
 HELD_OUT_SEED = 1_000_000  # Experiment B's evaluation seeds start here; training seeds at 0
-# GRPO rows only (evaluation plays the env's defaults): an invalid reply costs a turn but not the
-# goal, so without a price a successful episode's invalid replies are rewarded too, and a first
-# run (learning rate 1e-3, beta 0) collapsed into text that is no action at step ~90.
-TRAINING_REWARDS = {"invalid_action_reward": -0.1}
 
 
 @dataclass(frozen=True)
@@ -67,7 +63,13 @@ class Settings:
     b_prompts: int = 2
     b_lr: float = 5e-4
     iterations: int = 4
-    beta: float = 0.04
+    scale_rewards: str = "none"
+    beta: float = 0.01
+    invalid_action_reward: float = -0.5
+    """Set in the GRPO rows only (evaluation plays the env's defaults). An invalid reply costs
+    a turn but not the goal, so without a price a winning episode's invalid replies are
+    rewarded too; with unscaled advantages the price must be near the goal's to count (-0.1
+    let empty replies reach 15% of the turns for a while, LEARNING.md "What it took")."""
     sft_lr: float = 3e-3
     sft_batch: int = 16
     sft_max_steps: int | None = None
@@ -78,6 +80,11 @@ QUICK = Settings(
     eval_episodes=10, a_format_episodes=16, a_grpo_steps=2, a_generations=4,
     b_train_seeds=16, b_grpo_steps=2, b_generations=4, b_prompts=1, sft_max_steps=2,
 )  # fmt: skip
+
+
+def training_rewards(settings: Settings) -> dict:
+    """The env_config fields the GRPO rows add to the env's defaults."""
+    return {"invalid_action_reward": settings.invalid_action_reward}
 
 
 def override(settings: Settings, pairs: list[str]) -> Settings:
@@ -120,13 +127,13 @@ def experiment_a(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[li
     )  # fmt: skip
     cmd.run("A-grpo-dataset", [
         cmd.bin("swift-gym"), "dataset", "frozen_lake", "-n", "4096",
-        *stages.sets({**fixed, **TRAINING_REWARDS}),
+        *stages.sets({**fixed, **training_rewards(s)}),
         "-o", str(w / "A-grpo-rows.jsonl"),
     ])  # fmt: skip
     trained = stages.grpo(
         cmd, "A-grpo", warm.checkpoint, w / "A-grpo-rows.jsonl", w / "A-grpo",
         w / "A-trajectories", s.a_grpo_steps, s.a_generations, s.a_prompts, s.a_lr, s.beta,
-        s.max_turns, s.temperature, s.iterations,
+        s.max_turns, s.temperature, s.iterations, s.scale_rewards,
     )  # fmt: skip
     objs, files = [], {}
     for name, t, steps in (
@@ -161,12 +168,12 @@ def experiment_b(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[li
     )  # fmt: skip
     cmd.run("B-grpo-dataset", [
         cmd.bin("swift-gym"), "dataset", "frozen_lake", "-n", str(s.b_train_seeds),
-        "--seed-start", "0", *stages.sets(TRAINING_REWARDS), "-o", str(w / "B-grpo-rows.jsonl"),
+        "--seed-start", "0", *stages.sets(training_rewards(s)), "-o", str(w / "B-grpo-rows.jsonl"),
     ])  # fmt: skip
     trained = stages.grpo(
         cmd, "B-grpo", sft.checkpoint, w / "B-grpo-rows.jsonl", w / "B-grpo",
         w / "B-trajectories", s.b_grpo_steps, s.b_generations, s.b_prompts, s.b_lr, s.beta,
-        s.max_turns, s.temperature, s.iterations,
+        s.max_turns, s.temperature, s.iterations, s.scale_rewards,
     )  # fmt: skip
     objs, files = [], {}
     for name, tag, checkpoint, steps, wall, extra in (

@@ -69,7 +69,7 @@ def sft(
 def grpo(
     cmd: Commands, stage: str, model: Path, dataset: Path, out: Path, trajectories: Path,
     steps: int, generations: int, prompts: int, lr: float, beta: float, max_turns: int,
-    temperature: float, iterations: int = 1,
+    temperature: float, iterations: int = 1, scale_rewards: str = "group",
 ) -> Trained:  # fmt: skip
     """`swift rlhf --rlhf_type grpo --multi_turn_scheduler swift_gym` with the env's reward
     (`swift_gym_total`); the scheduler writes every training episode to `trajectories`.
@@ -77,10 +77,14 @@ def grpo(
     and trains `iterations` optimizer steps on them (`--num_iterations`, PPO's clipped ratio
     keeps the later ones near the policy that played): `steps` counts optimizer steps, so the
     run plays `steps / iterations` rollouts. On this CPU a rollout costs several times an
-    optimizer step of the small model, and one step per rollout learned too slowly (run.py).
+    optimizer step of the small model, and one step per rollout learned too slowly.
+    `scale_rewards` is ms-swift's advantage scaling: "group" divides by each group's reward
+    std, which late in training (31 wins and one slip) turns a 0.1 difference into advantages
+    of 5, and collapsed a run into empty replies; "none" leaves r - mean (with a smaller KL
+    coefficient, as the unscaled advantages are smaller). LEARNING.md, "What it took".
 
     Rewards: the env's total (`swift_gym_total`); the dataset rows add
-    `invalid_action_reward: -0.1` (see run.py). `swift_gym_success` (weight 0) only logs the
+    `invalid_action_reward` (run.py's Settings). `swift_gym_success` (weight 0) only logs the
     success rate. `frozen_lake_format` is left out: in ms-swift's multi-turn rollouts the
     earlier assistant turns reach reward functions as token ids, so it scores only the last
     turn (its mean was ~0.3, about 1/turns, in a first run), which rewards short episodes,
@@ -96,7 +100,8 @@ def grpo(
         "--per_device_train_batch_size", str(generations * prompts),
         "--max_completion_length", "4", "--temperature", str(temperature),
         "--beta", str(beta), "--learning_rate", str(lr), "--max_steps", str(steps),
-        "--num_iterations", str(iterations), "--warmup_ratio", "0.05",
+        "--num_iterations", str(iterations), "--scale_rewards", scale_rewards,
+        "--warmup_ratio", "0.05",
         "--save_strategy", "steps", "--save_steps", str(steps), *CPU_ARGS,
         "--output_dir", str(out),
     ]  # fmt: skip
