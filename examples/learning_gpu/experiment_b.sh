@@ -15,7 +15,7 @@ mkdir -p "$WORK"
 swift-gym eval frozen_lake --policy oracle -n $TRAIN_SEEDS --seed-start 0 -o "$WORK/B-oracle.jsonl"
 swift-gym export "$WORK/B-oracle.jsonl" --status goal -o "$WORK/B-sft-rows.jsonl"
 NPROC_PER_NODE=$NPROC swift sft --model "$MODEL" --dataset "$WORK/B-sft-rows.jsonl" \
-    --num_train_epochs 2 --per_device_train_batch_size 16 --learning_rate 1e-5 \
+    --num_train_epochs 8 --per_device_train_batch_size 16 --learning_rate 1e-5 \
     --lr_scheduler_type cosine --warmup_ratio 0.05 --split_dataset_ratio 0 \
     --save_strategy epoch --save_total_limit 1 --tuner_type full --torch_dtype bfloat16 \
     --report_to none --seed 0 --logging_steps 1 --save_only_model true \
@@ -23,15 +23,15 @@ NPROC_PER_NODE=$NPROC swift sft --model "$MODEL" --dataset "$WORK/B-sft-rows.jso
 SFT=$(ls -dv "$WORK"/B-sft/v*/checkpoint-* | tail -1)
 
 # GRPO from the SFT checkpoint on the same training seeds
-swift-gym dataset frozen_lake -n $TRAIN_SEEDS --seed-start 0 --set invalid_action_reward=-0.1 -o "$WORK/B-grpo-rows.jsonl"
+swift-gym dataset frozen_lake -n $TRAIN_SEEDS --seed-start 0 --set invalid_action_reward=-0.5 -o "$WORK/B-grpo-rows.jsonl"
 SWIFT_GYM_TRAJECTORIES="$WORK/B-trajectories" NPROC_PER_NODE=$NPROC swift rlhf \
     --rlhf_type grpo --use_vllm true --vllm_mode colocate --vllm_gpu_memory_utilization 0.4 \
     --model "$SFT" --dataset "$WORK/B-grpo-rows.jsonl" \
     --multi_turn_scheduler swift_gym --gym_env frozen_lake --max_turns 10 \
     --reward_funcs swift_gym_total swift_gym_success \
-    --reward_weights 1 0 --num_generations 8 --per_device_train_batch_size 32 \
-    --max_completion_length 256 --temperature 1.0 --beta 0.04 --learning_rate 1e-6 \
-    --num_iterations 4 --warmup_ratio 0.05 \
+    --reward_weights 1 0 --num_generations 16 --per_device_train_batch_size 32 \
+    --max_completion_length 256 --temperature 1.0 --beta 0.01 --learning_rate 1e-6 \
+    --num_iterations 4 --scale_rewards none --warmup_ratio 0.05 \
     --max_steps 400 --save_strategy steps --save_steps 400 --tuner_type full \
     --torch_dtype bfloat16 --report_to none --seed 0 --logging_steps 1 \
     --save_only_model true --output_dir "$WORK/B-grpo"
