@@ -46,6 +46,11 @@ class LocalPolicy:
         self.temperature, self.top_k, self.top_p = temperature, top_k, top_p
         self.max_new_tokens = max_new_tokens
         self.generator = torch.Generator().manual_seed(seed)
+        # a reply ends at any of the model's end tokens, as ms-swift's engines end it (its
+        # checkpoints list <|im_end|> and <|endoftext|>), not only at the tokenizer's own
+        ends = self.model.generation_config.eos_token_id
+        ends = [ends] if isinstance(ends, int) else list(ends or [])
+        self.end_ids = {self.tokenizer.eos_token_id, *ends}
         self.__name__ = f"local:{Path(checkpoint).name}"
 
     def __call__(self, messages: list[dict[str, Any]], env: Any = None) -> str:
@@ -53,7 +58,6 @@ class LocalPolicy:
         ids = self.tokenizer.apply_chat_template(
             messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
         )["input_ids"].to(self.device)
-        eos = self.tokenizer.eos_token_id
         new: list[int] = []
         past = None
         with torch.no_grad():
@@ -62,7 +66,7 @@ class LocalPolicy:
                 out = self.model(input_ids=step_input, past_key_values=past, use_cache=True)
                 past = out.past_key_values
                 token = self._pick(out.logits[0, -1])
-                if token == eos:
+                if token in self.end_ids:
                     break
                 new.append(token)
                 step_input = torch.tensor([[token]], device=self.device)

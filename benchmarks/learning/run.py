@@ -52,7 +52,7 @@ class Settings:
     temperature: float = 1.0
     a_format_episodes: int = 400
     a_format_epochs: float = 10
-    a_grpo_steps: int = 600
+    a_grpo_steps: int = 1000
     a_generations: int = 32
     a_prompts: int = 1
     a_lr: float = 1e-3
@@ -66,10 +66,12 @@ class Settings:
     scale_rewards: str = "none"
     beta: float = 0.01
     invalid_action_reward: float = -0.5
-    """Set in the GRPO rows only (evaluation plays the env's defaults). An invalid reply costs
-    a turn but not the goal, so without a price a winning episode's invalid replies are
-    rewarded too; with unscaled advantages the price must be near the goal's to count (-0.1
-    let empty replies reach 15% of the turns for a while, LEARNING.md "What it took")."""
+    """Set in the GRPO rows only (evaluation plays the env's defaults), with
+    `action_parsing: exact`. An invalid reply costs a turn but not the goal, so without a
+    price a winning episode's invalid replies are rewarded too; with unscaled advantages the
+    price must be near the goal's to count (-0.1 let empty replies reach 15% of the turns for
+    a while). Exact parsing makes text after the tag invalid too: with the first tag read,
+    a run unlearned ending its reply (LEARNING.md, "What it took")."""
     sft_lr: float = 3e-3
     sft_batch: int = 16
     sft_max_steps: int | None = None
@@ -84,7 +86,7 @@ QUICK = Settings(
 
 def training_rewards(settings: Settings) -> dict:
     """The env_config fields the GRPO rows add to the env's defaults."""
-    return {"invalid_action_reward": settings.invalid_action_reward}
+    return {"invalid_action_reward": settings.invalid_action_reward, "action_parsing": "exact"}
 
 
 def override(settings: Settings, pairs: list[str]) -> Settings:
