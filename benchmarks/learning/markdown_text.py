@@ -204,7 +204,7 @@ def what_it_took() -> list[str]:
         "`<|im_end|>`, wrote junk into the policy's history and measured 0.445. The GRPO rows "
         "now read replies with `action_parsing: exact`, and evaluate.py ends a reply at any of "
         "the checkpoint's end tokens, as ms-swift's engine does. With both, 600 steps took one "
-        "run from 0.01 to 0.925 (held out 0.88 to 0.95), learning late (0.5 at step 380): the "
+        "run from 0.01 to 0.925 (95% interval 0.88 to 0.95), learning late (0.5 at step 380): the "
         "runs above learned at steps 200 to 450, so the pipeline trains for 1000.",
         "- *Shaping that did not help.* `hole_reward: -1` taught the model in 30 rollouts never "
         "to leave the start (up or left at (0,0): safe, reward 0, success 0). KL coefficient "
