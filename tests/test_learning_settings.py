@@ -42,3 +42,47 @@ def test_a_bad_pair_is_refused_naming_it(pair: str, says: str) -> None:
     with pytest.raises(SystemExit) as refused:
         run.override(run.FULL, [pair])
     assert pair in str(refused.value) and says in str(refused.value)
+
+
+def recipe_commands(name: str) -> list[list[str]]:
+    """The GPU recipe's commands, continuation lines joined, each split into words."""
+    path = Path(__file__).resolve().parents[1] / "examples" / "learning_gpu" / name
+    text = path.read_text(encoding="utf-8").replace("\\\n", " ")
+    return [line.split() for line in text.splitlines() if line and not line.startswith("#")]
+
+
+def flag(words: list[str], name: str) -> str:
+    return words[words.index(name) + 1]
+
+
+@pytest.mark.parametrize(
+    ("recipe", "steps", "generations", "sft_epochs"),
+    [
+        ("experiment_a.sh", run.FULL.a_grpo_steps, run.FULL.a_generations,
+         run.FULL.a_format_epochs),
+        ("experiment_b.sh", run.FULL.b_grpo_steps, run.FULL.b_generations,
+         run.FULL.b_sft_epochs),
+    ],
+)  # fmt: skip
+def test_the_gpu_recipe_trains_as_the_pipeline_does(
+    recipe: str, steps: int, generations: int, sft_epochs: float
+) -> None:
+    """examples/learning_gpu is the pipeline with GPU flags and nothing else: the choices that
+    made the CPU run learn (LEARNING.md, "What it took") must not drift apart from it."""
+    commands = recipe_commands(recipe)
+    (grpo,) = [c for c in commands if "rlhf" in c]
+    (sft,) = [c for c in commands if "sft" in c and "swift" in " ".join(c[:3])]
+    (rows,) = [c for c in commands if c[:2] == ["swift-gym", "dataset"]]
+    settings = run.FULL
+    assert float(flag(grpo, "--num_iterations")) == settings.iterations
+    assert flag(grpo, "--scale_rewards") == settings.scale_rewards
+    assert float(flag(grpo, "--beta")) == settings.beta
+    assert int(flag(grpo, "--max_steps")) == steps
+    assert int(flag(grpo, "--num_generations")) == generations
+    assert int(flag(grpo, "--max_turns")) == settings.max_turns
+    assert float(flag(grpo, "--temperature")) == settings.temperature
+    assert flag(grpo, "--multi_turn_scheduler") == "swift_gym"
+    assert float(flag(sft, "--num_train_epochs")) == sft_epochs
+    row_sets = {rows[i + 1] for i, word in enumerate(rows) if word == "--set"}
+    for key, value in run.training_rewards(settings).items():
+        assert f"{key}={value}" in row_sets, (recipe, key)

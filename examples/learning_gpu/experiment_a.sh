@@ -23,7 +23,7 @@ NPROC_PER_NODE=$NPROC swift sft --model "$MODEL" --dataset "$WORK/A-format-sft.j
 WARM=$(ls -dv "$WORK"/A-sft/v*/checkpoint-* | tail -1)
 
 # GRPO with the env's reward, every training episode kept for the learning curve
-swift-gym dataset frozen_lake -n 4096 --set map=$MAP --set invalid_action_reward=-0.5 -o "$WORK/A-grpo-rows.jsonl"
+swift-gym dataset frozen_lake -n 4096 --set map=$MAP --set invalid_action_reward=-0.5 --set action_parsing=exact -o "$WORK/A-grpo-rows.jsonl"
 SWIFT_GYM_TRAJECTORIES="$WORK/A-trajectories" NPROC_PER_NODE=$NPROC swift rlhf \
     --rlhf_type grpo --use_vllm true --vllm_mode colocate --vllm_gpu_memory_utilization 0.4 \
     --model "$WARM" --dataset "$WORK/A-grpo-rows.jsonl" \
@@ -32,7 +32,7 @@ SWIFT_GYM_TRAJECTORIES="$WORK/A-trajectories" NPROC_PER_NODE=$NPROC swift rlhf \
     --reward_weights 1 0 --num_generations 32 --per_device_train_batch_size 32 \
     --max_completion_length 256 --temperature 1.0 --beta 0.01 --learning_rate 1e-6 \
     --num_iterations 4 --scale_rewards none --warmup_ratio 0.05 \
-    --max_steps 600 --save_strategy steps --save_steps 600 --tuner_type full \
+    --max_steps 1000 --save_strategy steps --save_steps 1000 --tuner_type full \
     --torch_dtype bfloat16 --report_to none --seed 0 --logging_steps 1 \
     --save_only_model true --output_dir "$WORK/A-grpo"
 TRAINED=$(ls -dv "$WORK"/A-grpo/v*/checkpoint-* | tail -1)

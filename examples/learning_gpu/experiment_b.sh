@@ -23,7 +23,7 @@ NPROC_PER_NODE=$NPROC swift sft --model "$MODEL" --dataset "$WORK/B-sft-rows.jso
 SFT=$(ls -dv "$WORK"/B-sft/v*/checkpoint-* | tail -1)
 
 # GRPO from the SFT checkpoint on the same training seeds
-swift-gym dataset frozen_lake -n $TRAIN_SEEDS --seed-start 0 --set invalid_action_reward=-0.5 -o "$WORK/B-grpo-rows.jsonl"
+swift-gym dataset frozen_lake -n $TRAIN_SEEDS --seed-start 0 --set invalid_action_reward=-0.5 --set action_parsing=exact -o "$WORK/B-grpo-rows.jsonl"
 SWIFT_GYM_TRAJECTORIES="$WORK/B-trajectories" NPROC_PER_NODE=$NPROC swift rlhf \
     --rlhf_type grpo --use_vllm true --vllm_mode colocate --vllm_gpu_memory_utilization 0.4 \
     --model "$SFT" --dataset "$WORK/B-grpo-rows.jsonl" \
