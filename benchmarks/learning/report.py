@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -194,7 +195,7 @@ def policy_by_position(trajectories: Path, last_share: float = 0.2) -> dict:
 
     records = [r for path in trajectory_paths(trajectories) for r in read_records(path)]
     steps = [r["training"]["step"] for r in records]
-    first = max(steps) - (max(steps) - min(steps)) * last_share
+    first = math.ceil(max(steps) - (max(steps) - min(steps)) * last_share)  # steps are whole
     table: dict[str, dict[str, int]] = {}
     for r in records:
         if r["training"]["step"] < first:
