@@ -56,16 +56,16 @@ def flag(words: list[str], name: str) -> str:
 
 
 @pytest.mark.parametrize(
-    ("recipe", "steps", "generations", "sft_epochs"),
+    ("recipe", "steps", "generations", "prompts", "sft_epochs"),
     [
-        ("experiment_a.sh", run.FULL.a_grpo_steps, run.FULL.a_generations,
+        ("experiment_a.sh", run.FULL.a_grpo_steps, run.FULL.a_generations, run.FULL.a_prompts,
          run.FULL.a_format_epochs),
-        ("experiment_b.sh", run.FULL.b_grpo_steps, run.FULL.b_generations,
+        ("experiment_b.sh", run.FULL.b_grpo_steps, run.FULL.b_generations, run.FULL.b_prompts,
          run.FULL.b_sft_epochs),
     ],
 )  # fmt: skip
 def test_the_gpu_recipe_trains_as_the_pipeline_does(
-    recipe: str, steps: int, generations: int, sft_epochs: float
+    recipe: str, steps: int, generations: int, prompts: int, sft_epochs: float
 ) -> None:
     """examples/learning_gpu is the pipeline with GPU flags and nothing else: the choices that
     made the CPU run learn (LEARNING.md, "What it took") must not drift apart from it."""
@@ -79,6 +79,7 @@ def test_the_gpu_recipe_trains_as_the_pipeline_does(
     assert float(flag(grpo, "--beta")) == settings.beta
     assert int(flag(grpo, "--max_steps")) == steps
     assert int(flag(grpo, "--num_generations")) == generations
+    assert int(flag(grpo, "--per_device_train_batch_size")) == generations * prompts  # 1 GPU
     assert int(flag(grpo, "--max_turns")) == settings.max_turns
     assert float(flag(grpo, "--temperature")) == settings.temperature
     assert flag(grpo, "--multi_turn_scheduler") == "swift_gym"
