@@ -137,7 +137,7 @@ def test_a_training_directory_has_learning_curves_per_env(tmp_path: Path) -> Non
     assert ">training step</text>" in html
     points = re.findall(r"<title>all: steps? ([0-9.]+)[^:]*: ([0-9.]+)", html)
     assert len(points) == 2 * 20  # 30 steps in 20 bins, in both charts
-    assert points[0][0] == "0" and "<title>all: steps 27.55 to 29: " in html
+    assert points[0][0] == "0" and "<title>all: steps 28 to 29: " in html  # whole steps
     first, last = float(points[0][1]), float(points[19][1])
     assert first < 0.4 < 0.9 < last  # the curve rises as the data does
     again = run("report", str(folder), "-o", str(tmp_path / "again.html"))

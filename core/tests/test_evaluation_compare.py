@@ -91,7 +91,8 @@ def test_few_steps_are_a_point_each_many_are_binned() -> None:
     binned = curve("all", many, STEP, bins=10).points
     assert len(binned) == 10
     assert sum(p.summary["episodes"] for p in binned) == 200
-    assert binned[0].low == 0 and binned[-1].high == pytest.approx(99)
+    # each point spans the whole steps its episodes were played at, not fractional bin edges
+    assert [(p.low, p.high) for p in binned] == [(k, k + 9) for k in range(0, 100, 10)]
 
 
 def test_time_counts_from_the_runs_first_episode_and_envs_get_their_own_curves() -> None:

@@ -4,8 +4,9 @@ A training record (SWIFT_GYM_TRAJECTORIES) says where it happened in `training`:
 optimizer `step` where the process could know it (trainer ranks), and always the wall-clock
 `time`. The curve's x is the step when every record of the run has one, else the time since the
 run's first episode (a `swift rollout` worker knows no step). Episodes are grouped by x: each
-distinct step is a point when there are few, else equal-width bins; each point is a `summarize`
-of its episodes, so its intervals are the summary's.
+distinct step is a point when there are few, else equal-width bins, each point spanning the
+first to the last x of its episodes; each point is a `summarize` of its episodes, so its
+intervals are the summary's.
 """
 
 from __future__ import annotations
@@ -92,12 +93,14 @@ def curve(
         return Curve(name, axis, points)
     low, high = distinct[0], distinct[-1]
     width = (high - low) / bins
-    buckets: list[list[Mapping[str, Any]]] = [[] for _ in range(bins)]
+    buckets: list[list[tuple[float, Mapping[str, Any]]]] = [[] for _ in range(bins)]
     for x, record in placed:
-        buckets[min(bins - 1, int((x - low) / width))].append(record)
+        buckets[min(bins - 1, int((x - low) / width))].append((x, record))
+    # each point spans the x its episodes have (whole steps on the step axis), not the bin's
+    # edges, which fall between steps
     points = [
-        Point(low + k * width, low + (k + 1) * width, summarize(bucket))
-        for k, bucket in enumerate(buckets)
+        Point(bucket[0][0], bucket[-1][0], summarize([record for _, record in bucket]))
+        for bucket in buckets
         if bucket
     ]
     return Curve(name, axis, points)
