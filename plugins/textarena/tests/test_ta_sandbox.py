@@ -21,7 +21,6 @@ def fake_textarena_module(name: str) -> types.ModuleType:
 
 def test_a_module_imported_after_an_install_is_bound_by_the_next_one() -> None:
     first = fake_textarena_module("textarena.swift_gym_probe_first")
-    later = None
     try:
         assert sandbox.install() >= 1
         assert first.random is sandbox.RANDOM_PROXY and first.print is not builtins.print
