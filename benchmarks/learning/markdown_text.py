@@ -41,6 +41,7 @@ def rollouts(steps: int, settings: dict) -> int:
 def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
     m = meta["model"]
     s = meta["settings"]
+    invalid_price = s.get("invalid_action_reward", -0.1)  # runs before it was a setting: -0.1
     lines = [
         "# Proof that it trains: FrozenLake on a 2-core CPU, through ms-swift",
         "",
@@ -69,7 +70,7 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
         "says nothing about chance. Evaluation plays the env's own rewards (1 at the goal, 0 "
         "otherwise), so mean reward is the success rate there. GRPO trains on the env's total "
         "reward (`swift_gym_total`) with one piece of shaping, set in its dataset rows: "
-        f"`invalid_action_reward: {s.get('invalid_action_reward', -0.1):g}`, replies read with "
+        f"`invalid_action_reward: {invalid_price:g}`, replies read with "
         "`action_parsing: exact` (the tag alone; why: `run.py`, `Settings`); no step or hole "
         "shaping; advantages "
         f"`--scale_rewards {s.get('scale_rewards', 'group')}` (none: each episode's reward "
@@ -99,7 +100,7 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
             "",
             "Learning curve (the episodes GRPO played, from the `SWIFT_GYM_TRAJECTORIES` files; "
             "mean reward is the training reward, "
-            f"{s.get('invalid_action_reward', -0.1):g} per invalid reply included):",
+            f"{invalid_price:g} per invalid reply included):",
             "",
             *curve_table(next(o for o in a if "curve" in o)["curve"]),
             "",
