@@ -76,6 +76,12 @@ class Echo(swift_gym.Env):
         return reply, float(len(reply)), done, {"messages": len(messages), "reply": reply}
 
 
+class Fetches(Echo):
+    """Declares that it reaches the network (as `openenv` does): served only when allowed."""
+
+    reaches_network = True
+
+
 ENVS = {
     "raises": Raises,
     "blocks_loop": BlocksLoop,
@@ -83,6 +89,7 @@ ENVS = {
     "exits": Exits,
     "wrong_shape": WrongShape,
     "echo": Echo,
+    "fetches": Fetches,
 }
 
 

@@ -193,6 +193,60 @@ def test_a_client_that_vanishes_mid_step_leaves_the_server_serving(
         )
 
 
+OPENENV_RESET = {
+    "type": "reset",
+    "data": {"env_config": {"name": "openenv", "base_url": "http://127.0.0.1:9"}},
+}
+
+
+def test_serve_name_serves_only_name_and_refuses_a_clients_openenv_reset(
+    lake: serve_process.Server,
+) -> None:
+    with websockets_sync.connect(lake.ws_url) as ws:
+        code, message = error_of(ask(ws, OPENENV_RESET))
+        assert code == "VALIDATION_ERROR"
+        assert "env 'openenv' is not served here; this server plays frozen_lake" in message
+        other = {"type": "reset", "data": {"env_config": {"name": "frozen_lake_ms_swift"}}}
+        assert "not served here" in error_of(ask(ws, other))[1]
+        assert ask(ws, {"type": "reset", "data": {"seed": 1}})["type"] == "observation"
+    assert get(lake, "/metadata")["envs"] == ["frozen_lake"]
+
+
+def test_without_name_or_allow_no_env_that_reaches_the_network_is_served(
+    odd: serve_process.Server,
+) -> None:
+    with websockets_sync.connect(odd.ws_url) as ws:
+        for name in ("openenv", "fetches"):
+            reset = {"type": "reset", "data": {"env_config": {"name": name}}}
+            code, message = error_of(ask(ws, reset))
+            assert code == "VALIDATION_ERROR", message
+            assert f"env '{name}' is not served here: it reaches the network" in message
+            assert f"swift-gym serve --allow {name}" in message
+        # an unknown name is answered without listing what is installed
+        unknown = {"type": "reset", "data": {"env_config": {"name": "frozen_lak"}}}
+        code, message = error_of(ask(ws, unknown))
+        assert code == "VALIDATION_ERROR" and "env 'frozen_lak' is not served here" in message
+        assert "frozen_lake" not in message.replace("frozen_lak'", "") and "echo" not in message
+        assert ask(ws, {"type": "reset", "data": {"env_config": {"name": "echo"}}})["type"] == (
+            "observation"
+        )
+
+
+def test_an_env_that_reaches_the_network_is_served_when_allow_names_it(
+    lake: serve_process.Server,
+) -> None:
+    server = serve_process.start("frozen_lake", "--allow", "openenv")
+    try:
+        with websockets_sync.connect(server.ws_url) as ws:
+            reset = {"type": "reset", "data": {"env_config": {"name": "openenv",
+                     "base_url": lake.url, "env_config": {"seed": 3}}}}  # fmt: skip
+            answer = ask(ws, reset)
+            assert answer["type"] == "observation", answer
+            assert "You are playing FrozenLake" in answer["data"]["observation"]["system_prompt"]
+    finally:
+        server.stop()
+
+
 def test_a_bad_token_is_refused_before_any_env(tmp_path: Any) -> None:
     server = serve_process.start("frozen_lake", "--token-env", "T", env={"T": "abc123"})
     try:
@@ -217,6 +271,8 @@ def test_a_bad_token_is_refused_before_any_env(tmp_path: Any) -> None:
         (("frozen_lake", "--token-env", "SWIFT_GYM_TEST_UNSET"), "the variable is unset or empty"),
         (("frozen_lake", "--allow", "nope"), "unknown env 'nope'"),
         (("frozen_lake", "--isolation", "process"), "'process' is not one of 'thread', 'shared'"),
+        (("openenv",), "env 'openenv' reaches the network"),
+        (("openenv",), "swift-gym serve openenv --allow openenv"),
     ],
 )
 def test_usage_errors_exit_2(args: tuple[str, ...], expected: str) -> None:

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+import swift_gym
 from swift_gym.registry import default_registry
 from swift_gym.serving.catalogue import EnvCatalogue
 from swift_gym.serving.protocol import (
@@ -106,7 +107,9 @@ def catalogue(**kwargs: object) -> EnvCatalogue:
 
 
 def test_the_reset_config_goes_over_the_defaults_of_the_default_env() -> None:
-    chosen = catalogue(default_env="frozen_lake", defaults={"size": 6, "p": 0.9})
+    chosen = catalogue(
+        default_env="frozen_lake", defaults={"size": 6, "p": 0.9}, allow=["frozen_lake_ms_swift"]
+    )
     name, env_config, episode = chosen.env_config({"env_config": {"size": 5}, "seed": 3})
     assert name == "frozen_lake" and episode is None
     assert env_config == {"name": "frozen_lake", "size": 5, "p": 0.9, "seed": 3}
@@ -137,12 +140,27 @@ def test_bad_reset_data_names_what_to_fix(data: dict[str, object], words: str) -
 def test_without_a_default_env_a_reset_must_name_one_and_names_come_from_the_registry() -> None:
     with pytest.raises(ProtocolError, match="no env name"):
         catalogue().env_config({})
-    with pytest.raises(ProtocolError, match="unknown env 'os:system'"):
+    with pytest.raises(ProtocolError, match=r"env 'os:system' is not served here$"):
         catalogue().env_config({"env_config": {"name": "os:system"}})
     limited = catalogue(allow=["frozen_lake"])
     with pytest.raises(ProtocolError, match=r"not served here; this server plays frozen_lake$"):
         limited.env_config({"env_config": {"name": "frozen_lake_ms_swift"}})
     assert limited.env_config({"env_config": {"name": "frozen_lake"}})[0] == "frozen_lake"
+
+
+def test_an_env_that_reaches_the_network_is_served_only_when_allowed() -> None:
+    from swift_gym.remote.env import OpenEnvEnv
+    from swift_gym.serving.catalogue import NetworkEnvNotAllowedError
+
+    assert OpenEnvEnv.reaches_network and not swift_gym.Env.reaches_network
+    with pytest.raises(NetworkEnvNotAllowedError, match="--allow openenv"):
+        catalogue(default_env="openenv")
+    assert catalogue(default_env="openenv", allow=["openenv"]).allowed_names == ["openenv"]
+    only_lake = catalogue(default_env="frozen_lake")
+    with pytest.raises(ProtocolError, match=r"this server plays frozen_lake$"):
+        only_lake.env_config({"env_config": {"name": "openenv", "base_url": "http://x"}})
+    with pytest.raises(ProtocolError, match="it reaches the network"):
+        catalogue().env_config({"env_config": {"name": "openenv", "base_url": "http://x"}})
 
 
 async def test_an_in_process_session_plays_an_episode_and_refuses_steps_out_of_turn() -> None:

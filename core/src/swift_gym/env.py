@@ -26,6 +26,10 @@ class Env(ABC):
     """
 
     config_model: ClassVar[type[EnvConfig]] = EnvConfig
+    reaches_network: ClassVar[bool] = False
+    """True for an env that opens network connections its env_config can point anywhere (the
+    `openenv` env): `swift-gym serve` plays one only when `--allow` names it, since a client's
+    reset would make the server connect where the client says."""
 
     def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
         if isinstance(env_config, EnvConfig):

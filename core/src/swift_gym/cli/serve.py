@@ -25,7 +25,9 @@ EXTRA_HINT = 'swift-gym serve needs its extra: pip install "swift-gym[serve]"'
     "--allow",
     multiple=True,
     metavar="NAME",
-    help="Envs a session's reset may name (repeatable; NAME always may) [default: any].",
+    help="Envs a session's reset may name besides NAME (repeatable); an env that reaches the "
+    "network (openenv) is served only if named here [default: NAME only; without NAME, any "
+    "installed env that does not reach the network].",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
@@ -86,7 +88,9 @@ def serve(
     isolation: str,
     token_env: str | None,
 ) -> None:
-    """Serve env NAME (or any installed env) over the OpenEnv WebSocket protocol.
+    """Serve env NAME (and the --allow envs) over the OpenEnv WebSocket protocol.
+
+    Without NAME and --allow: any installed env that does not reach the network.
 
     Each WebSocket connection to /ws is one session: a reset's data may carry an env_config
     (checked as a dataset row) and a seed; NAME and --set give the defaults. A step's action
@@ -132,7 +136,7 @@ def serve(
 
     def ready(url: str) -> None:
         served = sorted({*allow, *([name] if name else [])})
-        what = ", ".join(served) if allow else (name or "any installed env")
+        what = ", ".join(served) or "any installed env that does not reach the network"
         stderr().print(
             f"swift-gym serve: {what} on {url} (WebSocket {url.replace('http', 'ws', 1)}/ws), "
             f"up to {max_sessions} sessions, isolation {isolation}; Ctrl-C stops",

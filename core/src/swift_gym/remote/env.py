@@ -35,6 +35,7 @@ class OpenEnvEnv(Env):
     """A remote env (see the module docstring)."""
 
     config_model: ClassVar[type[OpenEnvConfig]] = OpenEnvConfig
+    reaches_network: ClassVar[bool] = True
     config: OpenEnvConfig
 
     def __init__(self, env_config: Any = None):

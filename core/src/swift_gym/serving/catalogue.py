@@ -1,8 +1,11 @@
 """Which env a session plays, with which config: the server's defaults, the reset's data, the
 allow list, checked exactly as a dataset row is (`rows.RowChecker`).
 
-A reset's data comes from the network, so names in it only ever resolve to registered envs (and,
-with an allow list, only to those), and every problem comes back as one message naming the field.
+A reset's data comes from the network, so names in it only ever resolve to the envs served: the
+default env and the allow list, or, with neither, any installed env that does not reach the
+network (`Env.reaches_network`: `openenv` would connect wherever the client's env_config says,
+with the server's variables at hand). A name not served is refused without listing what is
+installed, and every problem comes back as one message naming the field.
 """
 
 from __future__ import annotations
@@ -11,7 +14,13 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..config import SEED_MAX
-from ..errors import AmbiguousEnvError, InvalidConfigError, UnknownEnvError, short_repr
+from ..errors import (
+    AmbiguousEnvError,
+    InvalidConfigError,
+    SwiftGymError,
+    UnknownEnvError,
+    short_repr,
+)
 from ..rows import RowChecker, problem_fields
 from .protocol import RESET_FIELDS, VALIDATION_ERROR, ProtocolError
 
@@ -21,12 +30,25 @@ if TYPE_CHECKING:
 MAX_EPISODE_ID = 200
 
 
+class NetworkEnvNotAllowedError(SwiftGymError, ValueError):
+    """The default env reaches the network and the allow list does not name it."""
+
+    def __init__(self, name: str):
+        super().__init__(
+            f"env {short_repr(name)} reaches the network: a client's reset could make this "
+            f"server connect wherever it says; if that is meant, serve it with "
+            f"swift-gym serve {name} --allow {name}"
+        )
+
+
 class EnvCatalogue:
     """The envs a server plays and their defaults.
 
     `default_env` (the NAME of `swift-gym serve NAME`) is played when a reset names none, with
-    `defaults` (`--set`) under its env_config. `allow` limits the names a reset may give; the
-    default env is always allowed. Unknown names in either raise `UnknownEnvError` at once.
+    `defaults` (`--set`) under its env_config. A reset may name the default env and the envs of
+    `allow`; with neither, any installed env that does not reach the network. An env that
+    reaches the network is served only if `allow` names it (a default env that does and is not
+    named raises `NetworkEnvNotAllowedError`). Unknown names raise `UnknownEnvError` at once.
     """
 
     def __init__(
@@ -40,17 +62,25 @@ class EnvCatalogue:
         self.default_env = default_env
         self.defaults = dict(defaults or {})
         self.default_spec = registry.resolve(default_env) if default_env else None
+        named = {registry.resolve(name) for name in allow}
         self.allowed: set[EnvSpec] | None = None
-        allow = list(allow)
-        if allow:
-            self.allowed = {registry.resolve(name) for name in allow}
-            if self.default_spec is not None:
-                self.allowed.add(self.default_spec)
+        """The envs served, or None: any installed env that does not reach the network."""
+        if self.default_spec is not None:
+            if self.default_spec not in named and self.reaches_network(self.default_spec.name):
+                raise NetworkEnvNotAllowedError(self.default_spec.name)
+            self.allowed = {*named, self.default_spec}
+        elif named:
+            self.allowed = named
         self._checker = RowChecker(registry, default_env, build=False)
+
+    def reaches_network(self, name: str) -> bool:
+        """Whether env `name` declares that it reaches the network (`Env.reaches_network`)."""
+        return bool(getattr(self.registry.get_env_class(name), "reaches_network", False))
 
     @property
     def allowed_names(self) -> list[str] | None:
-        """Names a reset may give, or None when any registered env may be played."""
+        """Names a reset may give, or None when any installed env that does not reach the
+        network may be played."""
         if self.allowed is None:
             return None
         return sorted(spec.name for spec in self.allowed)
@@ -129,18 +159,27 @@ class EnvCatalogue:
             raise _invalid(f"env_config.name must be a string (got {short_repr(name)})")
         try:
             spec = self.registry.resolve(name)
-        except (UnknownEnvError, AmbiguousEnvError) as error:
-            if self.allowed is not None:  # do not list what is installed, only what is served
+        except UnknownEnvError:  # never list what is installed: only what is served, if bounded
+            raise _invalid(self._not_served(name)) from None
+        except AmbiguousEnvError as error:
+            if self.allowed is not None:
                 raise _invalid(self._not_served(name)) from None
             raise _invalid(f"env_config.name: {error}") from None
-        if self.allowed is not None and spec not in self.allowed:
-            raise _invalid(self._not_served(name))
+        if self.allowed is not None:
+            if spec not in self.allowed:
+                raise _invalid(self._not_served(name))
+        elif self.reaches_network(name):
+            raise _invalid(
+                f"env_config.name: env {short_repr(name)} is not served here: it reaches the "
+                f"network, so this server plays it only if started with swift-gym serve "
+                f"--allow {spec.name}"
+            )
 
     def _not_served(self, name: str) -> str:
-        return (
-            f"env_config.name: env {short_repr(name)} is not served here; this server plays "
-            + ", ".join(self.allowed_names or [])
-        )
+        message = f"env_config.name: env {short_repr(name)} is not served here"
+        if self.allowed is None:
+            return message
+        return f"{message}; this server plays " + ", ".join(self.allowed_names or [])
 
 
 def _invalid(message: str, **extra: Any) -> ProtocolError:
