@@ -7,6 +7,7 @@ The openenv clients themselves are driven in tests/openenv (tox envs `openenv`, 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import threading
@@ -175,6 +176,36 @@ def test_a_hung_env_times_out_and_holds_its_slot_until_it_returns(
         assert error_of(ask(ws, {"type": "step", "data": {"message": "wait"}}))[0] == (
             "EXECUTION_ERROR"
         )
+
+
+def _threads(process: Any) -> int:
+    return len(os.listdir(f"/proc/{process.pid}/task"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+@pytest.mark.parametrize("isolation", ["thread", "shared"])
+def test_hung_resets_on_one_connection_leave_at_most_max_sessions_workers(isolation: str) -> None:
+    server = serve_process.start_misbehaving(step_timeout=0.3, max_sessions=4, isolation=isolation)
+    try:
+        before = _threads(server.process)
+        refused: list[str] = []
+        with websockets_sync.connect(server.ws_url) as ws:
+            for _ in range(8):
+                answer = ask(ws, {"type": "reset", "data": {"env_config": {"name": "hangs"}}})
+                if answer["type"] == "error":
+                    refused.append(error_of(answer)[1])
+                    continue
+                code, message = error_of(ask(ws, {"type": "step", "data": {"message": "block"}}))
+                assert code == "EXECUTION_ERROR" and "did not return within 0.3 s" in message
+            assert _threads(server.process) - before <= 4
+            metadata = get(server, "/metadata")
+            assert metadata["stuck_envs"] <= 4, metadata
+        assert refused, "a reset that needs a worker the server cannot give is refused"
+        assert "no worker to spare: 1 sessions open and 4 envs stuck" in refused[0]
+        assert "of 4 (swift-gym serve --max-sessions)" in refused[0]
+        assert _threads(server.process) - before <= 4
+    finally:
+        server.stop()
 
 
 def test_a_client_that_vanishes_mid_step_leaves_the_server_serving(

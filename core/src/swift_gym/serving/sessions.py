@@ -8,8 +8,10 @@ that `Env.step` receives, as ms-swift's gym scheduler does: system prompt, first
 then each reply and observation.
 
 `SessionTable` bounds how many sessions run at once. A runner whose env hung past the step
-timeout still holds its slot until the call really returns, so hung envs cannot make the server
-start threads without bound.
+timeout still holds its slot until the call really returns, and a session whose runner is stuck
+gets a new one only while the sessions and the stuck runners stay within the capacity (its reset
+is refused CAPACITY_REACHED otherwise), so hung envs cannot make the server start threads
+without bound.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ..errors import InvalidConfigError, short_repr
 from ..plugins import describe_error
 from .placement import Placement
 from .protocol import (
+    CAPACITY_REACHED,
     EXECUTION_ERROR,
     SESSION_ERROR,
     VALIDATION_ERROR,
@@ -177,11 +180,22 @@ class Session:
         return observation_frame(observation, reward, done, info, self._metadata())
 
     def _worker_for_call(self) -> Runner:
-        """The session's runner; a new one if the old is still stuck in a timed-out call."""
+        """The session's runner; a new one if the old is still stuck in a timed-out call, when
+        the table has room for it (raises `ProtocolError` CAPACITY_REACHED otherwise)."""
         if self._worker is not None and self._worker.busy:
             self.table.orphan(self._worker)
             self._worker = None
         if self._worker is None:
+            if not self.table.has_room_for_worker():
+                table = self.table
+                raise ProtocolError(
+                    CAPACITY_REACHED,
+                    f"the server has no worker to spare: {len(table.sessions)} sessions open and "
+                    f"{table.stuck()} envs stuck in calls that timed out, of {table.capacity} "
+                    "(swift-gym serve --max-sessions): try again later",
+                    active_sessions=table.in_use,
+                    max_sessions=table.capacity,
+                )
             self._worker = self.placement.runner(f"swift-gym-session-{self.id[:8]}")
         return self._worker
 
@@ -317,6 +331,11 @@ class SessionTable:
             return False
         self.sessions[session.id] = session
         return True
+
+    def has_room_for_worker(self) -> bool:
+        """Whether a session (counted in already) may start a worker: the sessions and the
+        stuck workers stay within `capacity`, so hung envs cannot add threads without bound."""
+        return self.in_use <= self.capacity
 
     def remove(self, session: Session) -> None:
         self.sessions.pop(session.id, None)
