@@ -81,16 +81,33 @@ def _wait_ready(process: subprocess.Popen[str], timeout: float) -> Server:
     return Server(process, found[0].group(1), int(found[0].group(2)), lines)
 
 
-def start(*args: str, env: dict[str, str] | None = None, timeout: float = 30) -> Server:
-    """`swift-gym serve ARGS` (on a free port unless ARGS say one), once it is ready."""
+def start(
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 30,
+    max_files: int | None = None,
+) -> Server:
+    """`swift-gym serve ARGS` (on a free port unless ARGS say one), once it is ready;
+    `max_files`: its descriptor limit, soft and hard (so the server cannot raise it)."""
     if "--port" not in args:
         args = (*args, "--port", "0")
     command = [str(Path(sys.executable).parent / "swift-gym"), "serve", *args]
     environ = {**_environ(), **(env or {})}
     process = subprocess.Popen(
-        command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=environ
+        command,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=environ,
+        preexec_fn=None if max_files is None else (lambda: _limit_files(max_files)),
     )
     return _wait_ready(process, timeout)
+
+
+def _limit_files(count: int) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (count, count))
 
 
 def start_misbehaving(timeout: float = 30, **options: object) -> Server:

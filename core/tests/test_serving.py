@@ -270,3 +270,37 @@ async def test_bad_reset_data_is_a_validation_error_of_the_session() -> None:
     )
     assert json.loads(await session.handle("reset", {"seed": 0}))["type"] == "observation"
     await session.close()
+
+
+async def test_the_accept_error_is_logged_at_most_once_per_interval_in_process(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """In-process: the loop's exception handler as asyncio calls it when accept() runs out of
+    descriptors (thousands of times a second); other errors still reach the default handler."""
+    import errno
+
+    from swift_gym.serving.connections import ACCEPT_ERROR, ConnectionGuard
+
+    loop = asyncio.get_running_loop()
+    seen: list[dict[str, object]] = []
+    loop.set_exception_handler(lambda loop, context: seen.append(context))
+    ConnectionGuard(cap=16, handshake_timeout=1).start(loop)
+    error = OSError(errno.EMFILE, "Too many open files")
+    with caplog.at_level("ERROR", logger="swift_gym.serving"):
+        for _ in range(2000):
+            loop.call_exception_handler({"message": ACCEPT_ERROR, "exception": error})
+        loop.call_exception_handler({"message": "something else"})
+    lines = [r.getMessage() for r in caplog.records if r.name == "swift_gym.serving"]
+    assert len(lines) == 1 and "cannot accept connections" in lines[0]
+    assert "ulimit -n" in lines[0]
+    assert [context["message"] for context in seen] == ["something else"]
+
+
+def test_the_connection_cap_leaves_room_for_the_workers() -> None:
+    from swift_gym.serving.connections import connection_cap
+
+    assert connection_cap(256, 4, "thread") == 256 - 32 - 12
+    assert connection_cap(256, 4, "inline") == 256 - 32
+    assert connection_cap(None, 4, "thread") == 4 + 1024
+    assert connection_cap(1 << 20, 256, "shared") == 256 + 1024
+    assert connection_cap(256, 256, "thread") == 16

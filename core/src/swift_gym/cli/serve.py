@@ -55,6 +55,13 @@ EXTRA_HINT = 'swift-gym serve needs its extra: pip install "swift-gym[serve]"'
     help="Seconds a reset (with building the env) or a step may take.",
 )
 @click.option(
+    "--handshake-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Close a connection silent this many seconds before its WebSocket handshake.",
+)
+@click.option(
     "--max-message-bytes",
     type=click.IntRange(min=1024),
     default=1 << 20,
@@ -84,6 +91,7 @@ def serve(
     max_sessions: int,
     idle_timeout: float,
     step_timeout: float,
+    handshake_timeout: float,
     max_message_bytes: int,
     isolation: str,
     token_env: str | None,
@@ -122,6 +130,7 @@ def serve(
         max_sessions=max_sessions,
         idle_timeout=idle_timeout,
         step_timeout=step_timeout,
+        handshake_timeout=handshake_timeout,
         max_message_bytes=max_message_bytes,
         token=token,
         isolation=isolation,

@@ -30,6 +30,9 @@ class ServeOptions:
     """Seconds without a frame after which a session is closed, its env with it."""
     step_timeout: float = 60.0
     """Seconds a reset (building the env included), step or close may take."""
+    handshake_timeout: float = 10.0
+    """Seconds a connection may stay silent before it is a WebSocket (or between its HTTP
+    requests) before it is closed."""
     max_message_bytes: int = MiB
     token: str | None = None
     """Bearer token every request but `GET /health` must carry; None: no token needed."""
@@ -41,7 +44,7 @@ class ServeOptions:
             raise ValueError(f"port must be 0..65535, not {self.port}")
         if self.max_sessions < 1:
             raise ValueError("max_sessions must be at least 1")
-        for name in ("idle_timeout", "step_timeout"):
+        for name in ("idle_timeout", "step_timeout", "handshake_timeout"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds")
         if self.max_message_bytes < 1024:

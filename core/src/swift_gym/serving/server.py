@@ -2,19 +2,26 @@
 
 The socket is bound here rather than by uvicorn so that `--port 0` works (the ready line says
 the port the system chose) and a port in use is an `OSError` the command can report plainly.
+uvicorn's HTTP protocol reports to a `ConnectionGuard` (`connections`): connections silent in
+their handshake are closed, and they are capped below the descriptor limit.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .app import create_app
+from .connections import ConnectionGuard, connection_cap, raise_file_limit
 
 if TYPE_CHECKING:
     from ..registry import Registry
     from .options import ServeOptions
+
+logger = logging.getLogger("swift_gym.serving")
 
 SHUTDOWN_SECONDS = 5
 HARD_LIMIT_SLACK = 64 * 1024
@@ -49,14 +56,33 @@ def serve(
 ) -> None:
     """Serve until SIGINT or SIGTERM. `on_ready(url)` is called once sessions can start."""
     import uvicorn
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+    file_limit = raise_file_limit()
+    cap = connection_cap(file_limit, options.max_sessions, options.isolation)
+    if cap < options.max_sessions:
+        logger.warning(
+            "swift-gym serve: the file descriptor limit (%s) leaves room for %d connections, "
+            "fewer than --max-sessions %d: raise `ulimit -n` or lower --max-sessions",
+            file_limit,
+            cap,
+            options.max_sessions,
+        )
+    guard = ConnectionGuard(cap, options.handshake_timeout)
     sock = bind(options.host, options.port)
     host, port = sock.getsockname()[:2]
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+
+    def ready() -> None:  # on the server's loop, before it accepts
+        guard.start(asyncio.get_running_loop())
+        if on_ready is not None:
+            on_ready(url)
+
     try:
-        app = create_app(options, registry, on_ready=(lambda: on_ready(url)) if on_ready else None)
+        app = create_app(options, registry, on_ready=ready)
         config = uvicorn.Config(
             app,
+            http=guard.protocol(AutoHTTPProtocol),
             ws=_websocket_implementation(),
             ws_max_size=2 * options.max_message_bytes + HARD_LIMIT_SLACK,
             ws_ping_interval=20.0,
