@@ -64,6 +64,54 @@ class WrongShape(swift_gym.Env):
         return ("only", "three", "things")
 
 
+class Cancels(swift_gym.Env):
+    """Raises `asyncio.CancelledError` itself (nobody cancelled it)."""
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "start", {}, ""
+
+    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+        raise asyncio.CancelledError
+
+
+class Unprintable:
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+class BadInfo(swift_gym.Env):
+    """An info holding a value that JSON cannot write and whose str() and repr() raise."""
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "start", {}, ""
+
+    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+        return "played", 1.0, False, {"odd": Unprintable(), "fine": 1}
+
+
+class SlowClose(swift_gym.Env):
+    """Ends at its first step; its close() awaits 2.5 s."""
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "start", {}, ""
+
+    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+        return "the end", 1.0, True, {}
+
+    async def close(self) -> None:
+        await asyncio.sleep(2.5)
+
+
+class SlowCloseBlocking(SlowClose):
+    """Its close() blocks its thread 2.5 s."""
+
+    async def close(self) -> None:
+        time.sleep(2.5)
+
+
 class Echo(swift_gym.Env):
     """Plays back the reply it got, and how many messages the conversation had."""
 
@@ -90,6 +138,10 @@ ENVS = {
     "wrong_shape": WrongShape,
     "echo": Echo,
     "fetches": Fetches,
+    "cancels": Cancels,
+    "bad_info": BadInfo,
+    "slow_close": SlowClose,
+    "slow_close_blocking": SlowCloseBlocking,
 }
 
 

@@ -123,6 +123,7 @@ def test_replies_history_and_lone_surrogates(odd: serve_process.Server) -> None:
         ("raises", "step() raised 'RuntimeError: the env broke on boom"),
         ("exits", "SystemExit: it called sys.exit(3)"),
         ("wrong_shape", "step() returned ('only', 'three', 'things')"),
+        ("cancels", "CancelledError, raised by the env itself"),
     ],
 )
 def test_an_env_that_misbehaves_gets_an_error_frame(
@@ -133,6 +134,31 @@ def test_an_env_that_misbehaves_gets_an_error_frame(
         code, message = error_of(ask(ws, {"type": "step", "data": {"message": "boom"}}))
         assert code == "EXECUTION_ERROR" and expected in message
         assert "send a reset" in error_of(ask(ws, {"type": "step", "data": {"message": "x"}}))[1]
+        assert ask(ws, {"type": "reset", "data": {"env_config": {"name": "echo"}}})["type"] == (
+            "observation"
+        )
+
+
+def test_an_info_that_cannot_be_written_is_answered_with_the_step(
+    odd: serve_process.Server,
+) -> None:
+    with websockets_sync.connect(odd.ws_url) as ws:
+        ask(ws, {"type": "reset", "data": {"env_config": {"name": "bad_info"}}})
+        answer = ask(ws, {"type": "step", "data": {"message": "go"}})
+        assert answer["type"] == "observation", answer
+        info = answer["data"]["observation"]["info"]
+        assert info == {"odd": "<unprintable Unprintable>", "fine": 1}
+        assert ask(ws, {"type": "state"})["data"]["step_count"] == 1  # client and server agree
+
+
+@pytest.mark.parametrize("env", ["slow_close", "slow_close_blocking"])
+def test_a_slow_close_does_not_fail_the_last_step(odd: serve_process.Server, env: str) -> None:
+    """close() takes 2.5 s, the step timeout is 1.5 s: the step is answered, then closed."""
+    with websockets_sync.connect(odd.ws_url) as ws:
+        ask(ws, {"type": "reset", "data": {"env_config": {"name": env}}})
+        answer = ask(ws, {"type": "step", "data": {"message": "end"}})
+        assert answer["type"] == "observation", answer
+        assert answer["data"]["done"] is True and answer["data"]["observation"]["text"] == "the end"
         assert ask(ws, {"type": "reset", "data": {"env_config": {"name": "echo"}}})["type"] == (
             "observation"
         )

@@ -5,6 +5,7 @@ for them."""
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import subprocess
 import sys
@@ -70,3 +71,22 @@ def test_the_soft_descriptor_limit_is_raised_to_the_hard_one() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, preexec_fn=limit, timeout=30
     )
     assert done.stdout.split() == ["256", "256"], done.stderr
+
+
+def test_a_frame_sent_during_a_long_step_does_not_get_the_client_cut_by_the_keepalive() -> None:
+    """The step takes 3 s, pings go every 0.5 s: the frame sent meanwhile waits its turn, and
+    the pongs are still read."""
+    server = serve_process.start_misbehaving(keepalive=0.5, step_timeout=10)
+    try:
+        with websockets_sync.connect(server.ws_url) as ws:
+            ask(ws, {"type": "reset", "data": {"env_config": {"name": "blocks_loop"}}})
+            ws.send(json.dumps({"type": "step", "data": {"message": "3"}}))
+            time.sleep(0.2)
+            ws.send(json.dumps({"type": "state"}))
+            step = json.loads(ws.recv(timeout=30))
+            assert step["type"] == "observation", step
+            assert step["data"]["observation"]["text"] == "slept 3.0"
+            state = json.loads(ws.recv(timeout=30))
+            assert state["type"] == "state" and state["data"]["step_count"] == 1
+    finally:
+        server.stop()

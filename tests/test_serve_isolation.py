@@ -39,6 +39,7 @@ def step(ws: Any, message: str) -> dict[str, Any]:
         ("raises", "step() raised 'RuntimeError: the env broke on boom"),
         ("exits", "SystemExit: it called sys.exit(3)"),
         ("wrong_shape", "step() returned ('only', 'three', 'things')"),
+        ("cancels", "CancelledError, raised by the env itself"),
     ],
 )
 def test_a_misbehaving_env_gets_an_error_frame_and_the_session_goes_on(

@@ -134,7 +134,7 @@ class _Closes:
 
 
 @pytest.mark.parametrize("failure", [None, RuntimeError("close broke"), SystemExit(2)])
-async def test_the_last_step_closes_its_env_in_the_same_call(
+async def test_the_last_step_is_answered_before_its_env_is_closed_once(
     failure: BaseException | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from swift_gym.serving.worker import EnvWorker
@@ -164,7 +164,10 @@ async def test_the_last_step_closes_its_env_in_the_same_call(
     await session.handle("reset", {})
     answer = json.loads(await session.handle("step", {"message": "x"}))
     assert answer["data"]["done"] is True and answer["data"]["reward"] == 1.0
-    assert len(calls) == 2 and _Closes.closes == 1  # reset, then step-and-close: no third call
+    assert len(calls) == 2 and _Closes.closes == 0  # answered first: not closed yet
     assert session.env is None and session.state()["phase"] == "over"
+    session.answered()  # the answer is out: the close starts, in its own call
+    assert json.loads(await session.handle("state", {}))["data"]["phase"] == "over"
+    assert len(calls) == 3 and _Closes.closes == 1  # the next frame waited for it
     await session.close()
     assert _Closes.closes == 1  # not closed twice

@@ -71,10 +71,12 @@ def dumps(value: Any, indent: int | None = None, strict: bool = False) -> str:
         value = _plain(value, 0, strict)
     try:
         text = json.dumps(
-            value, ensure_ascii=False, indent=indent, default=str, allow_nan=not strict
+            value, ensure_ascii=False, indent=indent, default=_text, allow_nan=not strict
         )
     except (RecursionError, ValueError, TypeError):  # too deep, circular, or a key JSON refuses
-        text = json.dumps(_plain(value, 0, strict), ensure_ascii=False, indent=indent, default=str)
+        text = json.dumps(
+            _plain(value, 0, strict), ensure_ascii=False, indent=indent, default=_text
+        )
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
@@ -90,8 +92,17 @@ def _plain(value: Any, depth: int, strict: bool) -> Any:
         return {_key(key): _plain(item, depth + 1, strict) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(item, depth + 1, strict) for item in value]
-    return str(value)
+    return _text(value)
 
 
 def _key(key: Any) -> str:
-    return key if isinstance(key, str) else str(key)
+    return key if isinstance(key, str) else _text(key)
+
+
+def _text(value: Any) -> str:
+    """`str(value)`, or a placeholder naming its type when its `__str__` raises: the value
+    came from an env or a plugin, and writing it must not fail what it is part of."""
+    try:
+        return str(value)
+    except Exception:
+        return f"<unprintable {type(value).__name__}>"

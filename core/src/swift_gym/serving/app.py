@@ -42,6 +42,12 @@ CLOSE_TRY_LATER = 1013
 CLOSE_POLICY = 1008
 FULL_GRACE_SECONDS = 5.0
 """How long a refused connection waits for its first frame, to answer it CAPACITY_REACHED."""
+MAX_FRAMES_AHEAD = 16
+"""Frames a client may send before their answers, read off the socket meanwhile: uvicorn stops
+reading a connection while a frame waits for the app, and would miss the pongs of a client that
+sent one during a long step (its keepalive would then close the connection)."""
+CLOSE = "close"
+"""What `_answer` gives for a close frame: the connection is closed, nothing sent."""
 UNAUTHORIZED = (
     "this server needs a bearer token: send the header 'Authorization: Bearer <token>' "
     "(the token is in the variable named by the server's --token-env)"
@@ -137,30 +143,37 @@ class Server:
 
     async def _serve_session(self, websocket: WebSocket, session: Session) -> None:
         limit = self.options.max_message_bytes
-        while True:
-            try:
-                message = await websocket.receive()
-            except (WebSocketDisconnect, RuntimeError):  # gone, or closed by the reaper
-                return
-            if message["type"] == "websocket.disconnect":
-                return
-            raw = message.get("text")
-            if raw is None:
-                raw = message.get("bytes") or b""
-            try:
-                kind, data = parse_frame(raw, limit)
-                if kind == "close":
+        inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(MAX_FRAMES_AHEAD)
+        reader = asyncio.create_task(_read_frames(websocket, inbox))
+        try:
+            while True:
+                message = await inbox.get()
+                if message is None:  # gone, or closed by the reaper
                     return
-                answer = await session.handle(kind, data)
-            except ProtocolError as error:
-                answer = error.frame()
-            except Exception:  # a bug of ours: logged, told, and the server goes on
-                logger.exception("swift-gym serve: internal error in session %s", session.id)
-                answer = error_frame("internal server error (logged by the server)", SESSION_ERROR)
-            if session.id not in self._sockets:  # reaped meanwhile
-                return
-            if not await _send_quietly(websocket, answer):
-                return
+                answer = await self._answer(session, message, limit)
+                if answer is CLOSE or session.id not in self._sockets:  # or reaped meanwhile
+                    return
+                if not await _send_quietly(websocket, answer):
+                    return
+                session.answered()
+        finally:
+            reader.cancel()
+
+    async def _answer(self, session: Session, message: dict[str, Any], limit: int) -> str:
+        """The answer to one client frame (`CLOSE` for a close frame); never raises."""
+        raw = message.get("text")
+        if raw is None:
+            raw = message.get("bytes") or b""
+        try:
+            kind, data = parse_frame(raw, limit)
+            if kind == "close":
+                return CLOSE
+            return await session.handle(kind, data)
+        except ProtocolError as error:
+            return error.frame()
+        except Exception:  # a bug of ours: logged, told, and the server goes on
+            logger.exception("swift-gym serve: internal error in session %s", session.id)
+            return error_frame("internal server error (logged by the server)", SESSION_ERROR)
 
     async def reap(self) -> None:
         """Close sessions idle for longer than idle_timeout, every few seconds."""
@@ -232,6 +245,23 @@ async def _deny(websocket: WebSocket) -> None:
         )
     except RuntimeError:
         await _close_quietly(websocket, CLOSE_POLICY)
+
+
+async def _read_frames(websocket: WebSocket, inbox: asyncio.Queue[dict[str, Any] | None]) -> None:
+    """Move the client's frames into `inbox` (waiting while it is full), then None once the
+    connection has ended; frames not yet handled are dropped then, as nobody would read their
+    answers."""
+    while True:
+        try:
+            message = await websocket.receive()
+        except (WebSocketDisconnect, RuntimeError):  # gone, or closed by the reaper
+            break
+        if message["type"] == "websocket.disconnect":
+            break
+        await inbox.put(message)
+    while not inbox.empty():
+        inbox.get_nowait()
+    await inbox.put(None)
 
 
 async def _send_quietly(websocket: WebSocket, text: str) -> bool:

@@ -33,6 +33,9 @@ class ServeOptions:
     handshake_timeout: float = 10.0
     """Seconds a connection may stay silent before it is a WebSocket (or between its HTTP
     requests) before it is closed."""
+    keepalive: float = 20.0
+    """Seconds between WebSocket pings, and how long a pong may take before the connection is
+    closed as dead."""
     max_message_bytes: int = MiB
     token: str | None = None
     """Bearer token every request but `GET /health` must carry; None: no token needed."""
@@ -44,7 +47,7 @@ class ServeOptions:
             raise ValueError(f"port must be 0..65535, not {self.port}")
         if self.max_sessions < 1:
             raise ValueError("max_sessions must be at least 1")
-        for name in ("idle_timeout", "step_timeout", "handshake_timeout"):
+        for name in ("idle_timeout", "step_timeout", "handshake_timeout", "keepalive"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds")
         if self.max_message_bytes < 1024:

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from ..plugins import describe_error
 from .options import ISOLATIONS
-from .worker import CallAborted, CallTimeout, EnvWorker, Lane
+from .worker import ENV_CANCELLED, CallAborted, CallTimeout, EnvWorker, Lane
 
 SHARED_LOOPS = 4
 """Worker loops of `--isolation shared` (the GIL lets one thread run Python at a time, so more
@@ -68,7 +68,9 @@ class InlineRunner:
                 result = await result
         except asyncio.CancelledError:
             if not fired:
-                raise
+                if _cancel_requested(task):  # the session is ending: let it
+                    raise
+                raise CallAborted(ENV_CANCELLED) from None
             result = None
         except Exception:
             raise
@@ -85,6 +87,12 @@ class InlineRunner:
 
     def stop(self) -> None:
         pass
+
+
+def _cancel_requested(task: asyncio.Task[Any] | None) -> bool:
+    """Whether someone cancelled `task` (always True where Python cannot tell: before 3.11)."""
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is None or cancelling() > 0
 
 
 class SharedRunner:

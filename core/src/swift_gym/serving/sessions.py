@@ -75,6 +75,9 @@ class Session:
         """A frame is being handled: the session is not idle, whatever the clock says."""
         self.last_active = time.monotonic()
         self._worker: Runner | None = None
+        self._to_close: Env | None = None
+        """The env of an episode that just ended, closed once its last step is answered."""
+        self._closing: asyncio.Future[None] | None = None
         self._broken = ""
         """Why the session is BROKEN, for the step that follows."""
 
@@ -82,6 +85,7 @@ class Session:
         """The answer to one frame (`close` is the caller's); raises `ProtocolError`."""
         self.handling = True
         try:
+            await self._closed()
             if kind == "reset":
                 return await self.reset(data)
             if kind == "step":
@@ -155,29 +159,35 @@ class Session:
         history = [dict(message) for message in self.messages]  # the env may change its copy
         # until the step has returned something sound
         self.phase, self._broken = BROKEN, "the episode ended with an env error (answered before)"
-        closed: list[bool] = []
-
-        async def step_and_close_when_done() -> Any:
-            # The last step closes its env in the same call: a round trip between threads less
-            # per episode.
-            result = env.step(history)
-            if inspect.isawaitable(result):
-                result = await result
-            if isinstance(result, tuple) and len(result) == 4 and result[2]:
-                closed.append(True)
-                await _close_quietly(env)
-            return result
-
-        try:
-            result = await self._call(self._worker_for_call(), step_and_close_when_done, "step()")
-        finally:
-            if closed:
-                self.env = None
+        result = await self._call(self._worker_for_call(), lambda: env.step(history), "step()")
         observation, reward, done, info = _step_result(result, self.env_name or "?")
         self.messages.append({"role": "user", "content": observation})
         self.steps += 1
         self.phase = OVER if done else PLAYING
+        if done:  # closed once the answer is out (`answered`), with its own CLOSE_TIMEOUT
+            self.env, self._to_close = None, env
         return observation_frame(observation, reward, done, info, self._metadata())
+
+    def answered(self) -> None:
+        """The answer to the last frame was sent: close the env of an episode that ended, in
+        the background (the next frame waits for it), so a slow close() fails no step."""
+        env, self._to_close = self._to_close, None
+        if env is not None and self._worker is not None:
+            self._closing = asyncio.ensure_future(self._close_env(self._worker, env))
+
+    async def _closed(self) -> None:
+        """Wait for the env being closed in the background, if any (CLOSE_TIMEOUT at most)."""
+        self.answered()
+        closing, self._closing = self._closing, None
+        if closing is not None:
+            await closing
+
+    @staticmethod
+    async def _close_env(worker: Runner, env: Env) -> None:
+        """`env.close()` on its worker, CLOSE_TIMEOUT at most; its failing is no client's
+        problem (a close still running leaves the worker busy: it is orphaned on next use)."""
+        with contextlib.suppress(Exception):
+            await worker.call(env.close, CLOSE_TIMEOUT)
 
     def _worker_for_call(self) -> Runner:
         """The session's runner; a new one if the old is still stuck in a timed-out call, when
@@ -241,6 +251,7 @@ class Session:
 
     async def close(self) -> None:
         """End the session: close the env and stop its worker (or leave a stuck one orphaned)."""
+        await self._closed()
         await self._drop_env()
         if self._worker is not None:
             if self._worker.busy:
@@ -249,25 +260,6 @@ class Session:
                 self._worker.stop()
             self._worker = None
         self.table.remove(self)
-
-
-async def _close_quietly(env: Env) -> None:
-    """`env.close()`, at most CLOSE_TIMEOUT seconds if it awaits; its failing (sys.exit()
-    included) is no client's problem. The failure is caught inside the task `wait_for` makes:
-    a task that raises SystemExit would stop the loop it runs on."""
-
-    async def closing() -> None:
-        try:
-            result = env.close()
-            if inspect.isawaitable(result):
-                await result
-        except asyncio.CancelledError:
-            raise
-        except BaseException:  # nothing to tell: the episode's answer is what counts
-            pass
-
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(closing(), CLOSE_TIMEOUT)
 
 
 def _reset_result(result: Any, name: str) -> tuple[str, dict[str, Any], str]:

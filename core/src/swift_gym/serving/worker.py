@@ -36,7 +36,11 @@ class CallTimeout(Exception):
 
 class CallAborted(Exception):
     """The function raised SystemExit, KeyboardInterrupt or another BaseException: on the
-    worker that is the env's failure, never a reason for the server to stop."""
+    worker that is the env's failure, never a reason for the server to stop. So is a
+    `CancelledError` nobody asked for: passed on, it would end the client's connection."""
+
+
+ENV_CANCELLED = "CancelledError, raised by the env itself (the call was not cancelled)"
 
 
 class Mailbox:
@@ -160,8 +164,8 @@ class EnvWorker:
 
         def finish(task: asyncio.Task[Any]) -> None:  # on the worker
             self._done(lane, state)
-            if task.cancelled():
-                outcome: tuple[str, Any] = ("cancel", None)
+            if task.cancelled():  # if we cancelled it, `answer` is settled and this is dropped
+                outcome: tuple[str, Any] = ("error", CallAborted(ENV_CANCELLED))
             else:
                 error = task.exception()
                 outcome = ("error", error) if error is not None else ("result", task.result())
@@ -173,10 +177,8 @@ class EnvWorker:
                 return
             if how == "result":
                 answer.set_result(value)
-            elif how == "error":
-                answer.set_exception(value)
             else:
-                answer.cancel()
+                answer.set_exception(value)
 
         def expire() -> None:  # on the caller
             with self._lock:
