@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import threading
@@ -350,3 +351,31 @@ def test_sigterm_stops_the_server_with_143() -> None:
     ask(ws, {"type": "reset", "data": {"seed": 0}})
     assert server.stop(signal.SIGTERM) == 143
     ws.close()
+
+
+def test_sessions_opened_and_closed_are_logged() -> None:
+    server = serve_process.start("frozen_lake")
+    try:
+        with websockets_sync.connect(server.ws_url) as ws:
+            ask(ws, {"type": "reset", "data": {"seed": 0}})
+            ask(ws, {"type": "step", "data": {"message": "<action>down</action>"}})
+            ask(ws, {"type": "reset", "data": {"seed": 1}})
+        assert serve_process.wait_until(lambda: " closed after " in server.stderr())
+        log = server.stderr()
+        opened = re.search(r"session ([0-9a-f]{8}) opened from 127\.0\.0\.1:\d+ \(1 of 256", log)
+        assert opened, log
+        assert f"session {opened.group(1)} closed after 2 episodes, 1 steps" in log
+    finally:
+        server.stop()
+
+
+def test_serve_does_not_default_to_evals_port() -> None:
+    from urllib.parse import urlsplit
+
+    from swift_gym.evaluation.defaults import BASE_URL
+    from swift_gym.serving import ServeOptions
+
+    eval_port = urlsplit(BASE_URL).port
+    assert ServeOptions().port != eval_port
+    helped = serve_process.run_command("--help")
+    assert f"[default: {ServeOptions().port};" in helped.stdout

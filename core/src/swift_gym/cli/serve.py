@@ -7,10 +7,13 @@ users of the machine could read it in the process list.
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 
 import click
 
+from ..serving.options import DEFAULT_PORT
 from .console import stderr
 from .errors import CommandError
 from .options import parse_overrides, set_option
@@ -31,7 +34,11 @@ EXTRA_HINT = 'swift-gym serve needs its extra: pip install "swift-gym[serve]"'
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
-    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0: any free."
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="0: any free.",
 )
 @click.option(
     "--max-sessions",
@@ -153,7 +160,18 @@ def serve(
             highlight=False,
         )
 
+    _log_to_stderr()
     try:
         run_server(options, on_ready=ready)
     except OSError as error:
         raise CommandError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+
+
+def _log_to_stderr() -> None:
+    """The server's log (sessions opened and closed, errors) on stderr, with the time."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    log = logging.getLogger("swift_gym.serving")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False

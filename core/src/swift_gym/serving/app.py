@@ -117,12 +117,26 @@ class Server:
             await self._refuse_full(websocket)
             return
         self._sockets[session.id] = websocket
+        peer = websocket.client
+        logger.info(
+            "swift-gym serve: session %s opened from %s (%d of %d in use)",
+            session.id[:8],
+            f"{peer.host}:{peer.port}" if peer else "?",
+            self.table.in_use,
+            self.table.capacity,
+        )
         try:
             await self._serve_session(websocket, session)
         finally:
             self._sockets.pop(session.id, None)
             await session.close()
             await _close_quietly(websocket)
+            logger.info(
+                "swift-gym serve: session %s closed after %d episodes, %d steps",
+                session.id[:8],
+                session.episodes,
+                session.total_steps,
+            )
 
     async def _refuse_full(self, websocket: WebSocket) -> None:
         """Say CAPACITY_REACHED at once, wait (briefly) for the client's first frame so the

@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MiB = 1 << 20
+DEFAULT_PORT = 8100
+"""Not 8000: that is where `swift deploy`, vLLM and `swift-gym eval --policy openai` look for
+the model, often on the same machine."""
 ISOLATIONS = ("thread", "shared", "inline")
 """Where envs run, safest first (`placement` says what each trades)."""
 
@@ -23,7 +26,7 @@ class ServeOptions:
     allow: tuple[str, ...] = ()
     """Names a reset may give (the default env always may); empty: any installed env."""
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = DEFAULT_PORT
     """0: any free port (the ready line says which)."""
     max_sessions: int = 256
     idle_timeout: float = 600.0

@@ -70,6 +70,9 @@ class Session:
         self.env_config: dict[str, Any] | None = None
         self.episode_id: str | None = None
         self.steps = 0
+        self.episodes = 0
+        """Resets that started an episode, for the log."""
+        self.total_steps = 0
         self.messages: list[Message] = []
         self.handling = False
         """A frame is being handled: the session is not idle, whatever the clock says."""
@@ -141,6 +144,7 @@ class Session:
             self.messages.append({"role": "system", "content": system_prompt})
         self.messages.append({"role": "user", "content": observation})
         self.phase = PLAYING
+        self.episodes += 1
         return observation_frame(
             observation, None, False, info, self._metadata(), system_prompt=system_prompt
         )
@@ -163,6 +167,7 @@ class Session:
         observation, reward, done, info = _step_result(result, self.env_name or "?")
         self.messages.append({"role": "user", "content": observation})
         self.steps += 1
+        self.total_steps += 1
         self.phase = OVER if done else PLAYING
         if done:  # closed once the answer is out (`answered`), with its own CLOSE_TIMEOUT
             self.env, self._to_close = None, env
