@@ -304,3 +304,19 @@ def test_the_connection_cap_leaves_room_for_the_workers() -> None:
     assert connection_cap(None, 4, "thread") == 4 + 1024
     assert connection_cap(1 << 20, 256, "shared") == 256 + 1024
     assert connection_cap(256, 256, "thread") == 16
+
+
+async def test_an_envs_own_cancelled_error_is_its_failure_on_each_runner_in_process() -> None:
+    """In-process: a CancelledError nobody asked for comes back as `CallAborted`, so the
+    session answers an error frame instead of ending the connection."""
+    from swift_gym.serving.placement import InlineRunner
+
+    async def cancels() -> None:
+        raise asyncio.CancelledError
+
+    worker = EnvWorker("test-worker")
+    for runner in (worker, InlineRunner()):
+        with pytest.raises(CallAborted, match="CancelledError, raised by the env itself"):
+            await runner.call(cancels, 5)
+        assert await runner.call(lambda: "still here", 5) == "still here"
+    worker.stop()

@@ -109,6 +109,7 @@ class EnvWorker:
         self._pending = 0
         self.overdue = 0
         """Calls that timed out and have not ended: the loop may be blocked."""
+        self._stopping = False
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -164,8 +165,9 @@ class EnvWorker:
 
         def finish(task: asyncio.Task[Any]) -> None:  # on the worker
             self._done(lane, state)
-            if task.cancelled():  # if we cancelled it, `answer` is settled and this is dropped
-                outcome: tuple[str, Any] = ("error", CallAborted(ENV_CANCELLED))
+            if task.cancelled():  # if `call` cancelled it, `answer` is settled: this is dropped
+                why = "the server is stopping" if self._stopping else ENV_CANCELLED
+                outcome: tuple[str, Any] = ("error", CallAborted(why))
             else:
                 error = task.exception()
                 outcome = ("error", error) if error is not None else ("result", task.result())
@@ -228,5 +230,6 @@ class EnvWorker:
 
     def stop(self) -> None:
         """End the thread once its loop is free (at once if nothing runs there)."""
+        self._stopping = True
         with contextlib.suppress(RuntimeError):  # already stopped and closed
             self._loop.call_soon_threadsafe(self._loop.stop)
