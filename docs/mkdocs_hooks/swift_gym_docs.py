@@ -11,9 +11,9 @@ Markers, each alone on a line of a page's markdown:
   read from the env's pydantic schema exactly as `swift-gym info` reads it. Fields every env of
   the selection shares are one table first; envs of a family are grouped under a heading of
   level N (reasoning-gym's category, TextArena's game) with the envs one level below.
-- `<!-- swift-gym:readme PATH -->`: the markdown file at PATH (relative to mkdocs.yml, e.g. an
-  env package's README) without its first-line title, so each package's README stays the one
-  source of its text.
+- `<!-- swift-gym:readme PATH shift=N -->`: the markdown file at PATH (relative to mkdocs.yml,
+  e.g. an env package's README) without its first-line title, its headings N levels deeper, so
+  each package's README stays the one source of its text.
 
 Files written outside docs/ that pages show (the learning curve and report `tox -e learn` writes
 to benchmarks/) are added to the site as they are, not copied into docs/.
@@ -175,17 +175,23 @@ def _cli(options: str) -> str:
     return "\n".join(lines)
 
 
-def _readme(path: str, config: Any) -> str:
+def _readme(argument: str, config: Any) -> str:
+    path, *options = argument.split()
+    shift = int(dict(option.split("=", 1) for option in options).get("shift", 0))
     text = (Path(config.config_file_path).parent / path).read_text(encoding="utf-8")
     first, _, rest = text.partition("\n")
-    return rest if first.startswith("# ") else text
+    lines, fenced = [], False
+    for line in (rest if first.startswith("# ") else text).splitlines():
+        fenced ^= line.startswith("```")
+        lines.append("#" * shift + line if line.startswith("#") and not fenced else line)
+    return "\n".join(lines) + "\n"
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     def expand(match: re.Match[str]) -> str:
         kind, argument = match.groups()
         if kind == "readme":
-            return _readme(argument.strip(), config)
+            return _readme(argument, config)
         if kind == "cli":
             return _cli(argument)
         return _configs(argument, page.file.src_uri)
