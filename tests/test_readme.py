@@ -1,8 +1,10 @@
-"""The README's commands work as written: the quick start's first line in a copy of the checkout,
-then every line of "The swift-gym command" block, in order, in the venv that line made.
+"""The commands the README and the docs show work as written: the README's quick start's first
+line in a copy of the checkout, then, in the venv that line made, the README's tour (whose
+output must still be what the README shows), every line of the "A first look" block of
+docs/getting-started.md and every line of the block of docs/cli.md, in order.
 
 Only what a test cannot do alone is changed: the OpenAI line points at a scripted server on
-127.0.0.1 instead of port 8000, and `~` is a temporary home. A README example that fails (as
+127.0.0.1 instead of port 8000, and `~` is a temporary home. An example that fails (as
 `--mix frozen_lake:3,maze:1` once did, with no `maze` env anywhere) fails here.
 """
 
@@ -22,15 +24,30 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
+GETTING_STARTED = (REPO / "docs" / "getting-started.md").read_text(encoding="utf-8")
+CLI_PAGE = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
 DEFAULT_URL = "http://127.0.0.1:8000/v1"
+TOUR_COLUMNS = "100"  # the terminal width the README's tour output was taken at
 
 
-def code_block(after_heading: str) -> list[str]:
-    """The non-empty lines of the first ```bash block under `after_heading`."""
-    section = README.split(after_heading, 1)[1]
-    block = re.search(r"```bash\n(.*?)```", section, re.S)
-    assert block, f"no bash block under {after_heading!r}"
+def code_block(after_heading: str, text: str = README, language: str = "bash") -> list[str]:
+    """The non-empty lines of the first ```bash (or `language`) block under `after_heading`."""
+    assert after_heading in text, f"no {after_heading!r}"
+    section = text.split(after_heading, 1)[1]
+    block = re.search(rf"```{language}\n(.*?)```", section, re.S)
+    assert block, f"no {language} block under {after_heading!r}"
     return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+def tour() -> list[tuple[str, list[str]]]:
+    """The README's tour: each `$ command` with the output lines shown under it."""
+    steps: list[tuple[str, list[str]]] = []
+    for line in code_block("## A short tour", language="console"):
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        else:
+            steps[-1][1].append(line)
+    return steps
 
 
 def checkout_copy(target: Path) -> Path:
@@ -112,9 +129,19 @@ def openai_url() -> Iterator[str]:
 def test_the_blocks_are_what_this_test_runs() -> None:
     quick = code_block("## Quick start")
     assert len(quick) == 2, "the quick start is two commands"
-    commands = code_block("## The swift-gym command")
+    assert code_block("## Quick start", GETTING_STARTED) == quick, "the docs show the README's"
+    commands = code_block("# The swift-gym command", CLI_PAGE)
     assert any(DEFAULT_URL in line for line in commands)
     assert any("--mix" in line for line in commands)
+    steps = tour()
+    assert [command.split()[1] for command, _ in steps if command.startswith("swift-gym")] == [
+        "list",
+        "eval",
+        "report",
+    ]
+    assert all(output for _, output in steps), "each tour step shows its output"
+    first_look = code_block("## A first look", GETTING_STARTED)
+    assert all(line.startswith("swift-gym ") for line in first_look)
 
 
 @pytest.mark.slow
@@ -140,7 +167,18 @@ def test_readme_commands_run_as_written(tmp_path: Path, openai_url: str) -> None
     # `new` needs the core's [new] extra, as its README line says.
     extra = bash('pip install --quiet "./core[new]"', clone, env)
     assert extra.returncode == 0, extra.stderr[-3000:]
-    for line in code_block("## The swift-gym command"):
+    tour_dir = tmp_path / "tour"
+    tour_dir.mkdir()
+    for command, shown in tour():
+        done = bash(command, tour_dir, {**env, "COLUMNS": TOUR_COLUMNS})
+        assert done.returncode == 0, f"{command}\nexit {done.returncode}\n{done.stderr[-2000:]}"
+        printed = [line.rstrip() for line in (done.stdout + done.stderr).splitlines()]
+        assert [line for line in printed if line] == shown, command
+
+    lines = code_block("## A first look", GETTING_STARTED) + code_block(
+        "# The swift-gym command", CLI_PAGE
+    )
+    for line in lines:
         done = bash(line.replace(DEFAULT_URL, openai_url), work, env)
         assert done.returncode == 0, (
             f"{line}\nexit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"

@@ -1,5 +1,5 @@
 """Write the run's results: learning.json (the numbers), LEARNING.md (tables, curves, episodes,
-the exact commands) and learning-curve.svg (the picture for the README).
+the exact commands) and learning-curve.svg (the picture docs/training.md shows).
 
 Every number in LEARNING.md is read from the objects written to learning.json; nothing here
 knows a result in advance.

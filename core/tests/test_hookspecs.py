@@ -1,4 +1,4 @@
-"""Every hook is documented in hookspecs.py and in the README, and exercised by a test."""
+"""Every hook is documented in hookspecs.py and on the docs' hooks page, and exercised by a test."""
 
 from __future__ import annotations
 
@@ -28,8 +28,10 @@ def test_hook_has_a_docstring(hook: str) -> None:
 
 
 @pytest.mark.parametrize("hook", HOOKS)
-def test_hook_is_in_the_readme(hook: str) -> None:
-    assert hook in (REPO / "README.md").read_text()
+def test_hook_is_on_the_hooks_page(hook: str) -> None:
+    """In the page's own words: its generated part (from hookspecs.py) is not in the source."""
+    page = (REPO / "docs" / "hooks.md").read_text(encoding="utf-8")
+    assert f"`{hook}(register)`" in page.split("## Every hook", 1)[0]
 
 
 @pytest.mark.parametrize("hook", HOOKS)

@@ -1,6 +1,6 @@
-"""The README's "All four together" block, as written: its swift-gym lines run here (where all
-four packages are installed, as its pip line installs them); its `swift rlhf` line runs in the
-`swift` env (tests/swift/test_training_mixed.py trains on such a dataset)."""
+"""The "All four together" block of docs/envs/index.md, as written: its swift-gym lines run here
+(where all four packages are installed, as its pip line installs them); its `swift rlhf` line
+runs in the `swift` env (tests/swift/test_training_mixed.py trains on such a dataset)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def block() -> list[str]:
-    section = (REPO / "README.md").read_text(encoding="utf-8").split("## All four together", 1)[1]
+    page = (REPO / "docs" / "envs" / "index.md").read_text(encoding="utf-8")
+    section = page.split("## All four together", 1)[1]
     code = section.split("```bash\n", 1)[1].split("```", 1)[0]
     return [line.split("  #")[0].strip() for line in code.splitlines() if line.strip()]
 

@@ -5,7 +5,7 @@ cap: the case where `eval` without `--max-tokens` used to let the server generat
 whole context, time out and then overflow it. With eval's default settings, 20 episodes of 10
 turns must all complete (the model plays badly; that is no failure). `swift deploy` serves one
 request at a time unless `--max_batch_size` says otherwise; given eval's default concurrency of
-32 it gets `--max_batch_size 32`, as the README advises.
+32 it gets `--max_batch_size 32`, as docs/cli.md advises.
 """
 
 from __future__ import annotations
