@@ -147,25 +147,44 @@ def status_strip(
     return "\n".join(parts)
 
 
+MAX_TICKS = 12
+"""Ticks on one axis at most."""
+
+
 Series = tuple[str, str, Sequence[tuple[float, float, float, float, str]]]
 """(name, colour, points): each point (x, y, low, high, where); low and high draw a band (NaN:
 none); `where` names the point's x in its tooltip."""
 
 
 def _ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Round tick values that cover [low, high]."""
-    if not high > low:
-        return [low]
-    raw = (high - low) / count
+    """Round tick values that cover [low, high], at most MAX_TICKS, distinct and in order.
+
+    Made by index (first + k * step), never by adding the step up: from 2**53 on, a step of
+    0.5 adds nothing to a float, and a loop that adds it never ends.
+    """
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return [value for value in (low, high) if math.isfinite(value)][:1]
+    raw = high / count - low / count  # not (high - low) / count: that overflows at +-1e308
+    if not raw > 0:  # one value, or a span so small it rounds to none
+        return sorted({low, high})
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
-    first = math.ceil(low / step - 1e-9) * step
-    ticks = []
-    value = first
-    while value <= high + step * 1e-9:
-        ticks.append(round(value, 10))
-        value += step
-    return ticks
+    first = math.ceil(low / step - 1e-9)
+    last = math.floor(high / step + 1e-9)
+    digits = max(0, 2 - math.floor(math.log10(step)))  # 0.6, not 0.6000000000000001
+    indices = range(first, min(last, first + MAX_TICKS - 1) + 1)
+    return sorted({round(k * step, digits) for k in indices}) or [low]
+
+
+def _span(low: float, high: float) -> tuple[float, float]:
+    """[low, high] widened where it is one value: a step around it that floats can tell apart
+    (from 2**53 on, +-0.5 is none)."""
+    if high > low:
+        return low, high
+    wider = (low - 0.5, high + 0.5)
+    if wider[1] > wider[0]:
+        return wider
+    return math.nextafter(low, -math.inf), math.nextafter(high, math.inf)
 
 
 def line_chart(
@@ -182,13 +201,12 @@ def line_chart(
     points = [p for _, _, pts in series for p in pts if math.isfinite(p[1])]
     xs = [p[0] for p in points]
     x_low, x_high = (min(xs), max(xs)) if xs else (0.0, 1.0)
-    if x_high == x_low:
-        x_low, x_high = x_low - 0.5, x_high + 0.5
+    x_low, x_high = _span(x_low, x_high)
     if y_range is None:
         ys = [v for p in points for v in p[1:4] if math.isfinite(v)] + [0.0]
         y_low, y_high = min(ys), max(ys)
         if y_high == y_low:
-            y_high = y_low + 1
+            y_low, y_high = _span(y_low, y_low + 1)
     else:
         y_low, y_high = y_range
 

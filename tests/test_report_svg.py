@@ -1,0 +1,37 @@
+"""Unit tests of the report's hand-written SVG (`cli.svg`): its axis ticks, on any range."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from swift_gym.cli.svg import MAX_TICKS, _ticks
+
+
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [
+        (2.0**53, 2.0**53 + 2),  # 0.5 apart is no step at all up there: the loop never moved
+        (2.0**60, 2.0**60 + 256),
+        (2.0**53 - 0.5, 2.0**53 + 0.5),
+        (0.0, 1e308),
+        (-1e308, 1e308),
+        (1e-320, 2e-320),  # subnormal: a step of 0 after rounding
+        (5.0, 5.0),
+        (0.0, 5e-324),
+    ],
+)
+def test_ticks_end_on_huge_and_degenerate_ranges_and_are_capped(low: float, high: float) -> None:
+    ticks = _ticks(low, high)
+    assert 1 <= len(ticks) <= MAX_TICKS
+    assert all(math.isfinite(tick) for tick in ticks)
+    assert ticks == sorted(set(ticks))  # distinct, in order
+    assert all(low - (high - low) <= tick <= high + (high - low) for tick in ticks)
+
+
+def test_ticks_of_an_ordinary_range_are_round_and_cover_it() -> None:
+    assert _ticks(0.0, 1.0) == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert _ticks(3.0, 29.0) == [10.0, 20.0]
+    assert _ticks(0.0, 20.0) == [0.0, 5.0, 10.0, 15.0, 20.0]
+    assert _ticks(-0.3, 0.3) == [-0.2, 0.0, 0.2]
