@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
-from swift_gym.cli.svg import MAX_TICKS, _ticks
+from swift_gym.cli.svg import MAX_TICKS, _ticks, line_chart
 
 
 @pytest.mark.parametrize(
@@ -35,3 +36,14 @@ def test_ticks_of_an_ordinary_range_are_round_and_cover_it() -> None:
     assert _ticks(3.0, 29.0) == [10.0, 20.0]
     assert _ticks(0.0, 20.0) == [0.0, 5.0, 10.0, 15.0, 20.0]
     assert _ticks(-0.3, 0.3) == [-0.2, 0.0, 0.2]
+
+
+def test_ticks_far_from_0_count_from_the_first() -> None:
+    base = 2.0**53 + 123_456_788
+    chart = line_chart(
+        "t", [("all", "#000", [(base + k, 0.5, math.nan, math.nan, "") for k in range(40)])], "step"
+    )  # fmt: skip
+    labels = re.findall(r'class="x-tick"[^>]*>([^<]*)<', chart)
+    assert len(labels) >= 3 and labels[:2] == ["+0", "+10"]
+    assert all(len(label) <= 4 for label in labels)
+    assert ">step, from 9007199378197780<" in chart  # 2**53 + 123456788

@@ -294,17 +294,23 @@ def _span(low: float, high: float) -> tuple[float, float]:
     return math.nextafter(low, -math.inf), math.nextafter(high, math.inf)
 
 
-def _x_ticks(low: float, high: float, room: float) -> tuple[list[float], list[str]]:
-    """Ticks on the x axis and their labels: as many as fit `room` px side by side."""
+def _x_ticks(low: float, high: float, room: float) -> tuple[list[float], list[str], str]:
+    """Ticks on the x axis, their labels (as many as fit `room` px side by side), and what the
+    labels count from: "" for 0, else the first tick, where the ticks lie so far from 0 that
+    their labels would be long (steps past 2**53: `+0 +10 +20` from 9007199378197780)."""
+    base = ""
     for count in (5, 4, 3, 2, 1):
         ticks = _ticks(low, high, count)
         labels = tick_labels(ticks)
+        if len(ticks) > 1 and max(map(len, labels)) > 7 and abs(ticks[0]) > 1000 * (high - low):
+            base = _short(ticks[0], 17)
+            labels = [f"+{label}" for label in tick_labels([t - ticks[0] for t in ticks])]
         widest = max(text_width(label) for label in labels) + 8
         if widest * len(ticks) <= room or len(ticks) == 1:
             break
     if widest * len(ticks) > room:  # one tick too wide still: its first only
         ticks, labels = ticks[:1], labels[:1]
-    return ticks, labels
+    return ticks, labels, base
 
 
 def line_chart(
@@ -333,7 +339,8 @@ def line_chart(
     left = max(40, 8 + max(text_width(label) for label in y_labels))
     right, plot_h = 16, height - 44 - 64
     plot_w = width - left - right
-    x_ticks, x_labels = _x_ticks(x_low, x_high, plot_w + right)
+    x_ticks, x_labels, x_base = _x_ticks(x_low, x_high, plot_w + right)
+    x_label = f"{x_label}, from {x_base}" if x_base else x_label
 
     def px(x: float) -> float:
         return left + (x / 2 - x_low / 2) / (x_high / 2 - x_low / 2) * plot_w
