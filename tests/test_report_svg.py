@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from swift_gym.cli.svg import MAX_TICKS, _ticks, line_chart
+from swift_gym.cli.svg import MAX_TICKS, _ticks, histogram_bins, line_chart
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,11 @@ def test_ticks_far_from_0_count_from_the_first() -> None:
     assert len(labels) >= 3 and labels[:2] == ["+0", "+10"]
     assert all(len(label) <= 4 for label in labels)
     assert ">step, from 9007199378197780<" in chart  # 2**53 + 123456788
+
+
+def test_bins_of_whole_numbers_hold_whole_numbers() -> None:
+    labels, counts = histogram_bins(list(range(51)))
+    assert labels[:2] == ["0 to 4", "5 to 9"] and labels[-1] == "50 to 50"
+    assert len(labels) <= 12 and sum(counts) == 51 and counts[0] == 5
+    labels, counts = histogram_bins([k / 4 for k in range(51)])  # not whole: equal spans
+    assert labels[0] == "0 to 1.042" and labels[-1] == "11.46 to 12.5" and sum(counts) == 51

@@ -216,11 +216,20 @@ def bar_chart(
 
 def histogram_bins(values: Sequence[float], max_bins: int = 12) -> tuple[list[str], list[int]]:
     """Labels and counts: one bar per distinct value when there are few, else equal bins,
-    each labelled by its range (`0 to 8.33`; the last one includes its upper end)."""
+    each labelled by its range (`0 to 8.33`, the last one including its upper end; whole
+    numbers in bins of whole numbers, `5 to 9` both included)."""
     distinct = sorted(set(values))
     if len(distinct) <= max_bins:
         return [_fmt(v) for v in distinct], [sum(1 for v in values if v == d) for d in distinct]
     low, high = distinct[0], distinct[-1]
+    if all(isinstance(v, int) for v in distinct):  # counts (turns): whole-number bins
+        width = math.ceil((high - low + 1) / max_bins)
+        bins = math.ceil((high - low + 1) / width)
+        counts = [0] * bins
+        for value in values:
+            counts[(value - low) // width] += 1
+        starts = [low + k * width for k in range(bins)]
+        return [f"{a} to {min(a + width - 1, high)}" for a in starts], counts
     step = high / max_bins - low / max_bins
     counts = [0] * max_bins
     for value in values:
