@@ -420,8 +420,9 @@ def _scale_warning(runs: Sequence[Run]) -> str:
         return ""
     return (
         f'<p class="warn" id="reward-scales">The mean reward of {escape("; ".join(flagged), 3000)} '
-        "averages envs whose rewards differ in scale by more than ten times: the envs with the "
-        "larger rewards decide it, and its learning curve. Compare the envs' own rows instead."
+        "averages envs whose reward ranges differ in width by more than ten times: the envs "
+        "with the larger rewards decide it (and the “all” learning curve). Compare the envs' "
+        "own rows under Per env instead."
         "</p>"
     )
 
