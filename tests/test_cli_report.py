@@ -210,3 +210,22 @@ def test_a_run_with_steps_and_one_with_times_each_get_their_curves(tmp_path: Pat
     assert 'aria-label="success rate over training, run A"' in html
     assert 'aria-label="success rate over training, run B"' in html
     assert ">training step</text>" in html and ">time since the first episode (s)</text>" in html
+
+
+@pytest.mark.parametrize("steps", [[2**53], [2**53, 2**53 + 2], [2**60, 2**60 + 2**8, 2**63]])
+def test_a_report_on_training_steps_of_2_to_the_53_or_more_ends(
+    tmp_path: Path, steps: list[int]
+) -> None:
+    """Steps this large are no longer apart as floats: the axis once looped forever on them."""
+    folder = training_dir(tmp_path / "huge", steps=len(steps), per_step=2, ranks=1)
+    for path in folder.iterdir():
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        for line in lines:
+            line["training"]["step"] = steps[line["training"]["step"]]
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "huge.html"
+    result = run("report", str(folder), "-o", str(out), timeout=120)  # a hang fails, not waits
+    assert result.returncode == 0, result.stderr
+    html = out.read_text()
+    assert 'aria-label="success rate over training, run A"' in html
+    assert f"<title>all: step {steps[-1]:g}" in html

@@ -160,6 +160,7 @@ class Tags(HTMLParser):
         super().__init__()
         self.tags: set[str] = set()
         self.attributes: set[str] = set()
+        self.links: list[str | None] = []
         self.text: list[str] = []
         self.scripts: list[str] = []
         self.in_script = False
@@ -167,6 +168,7 @@ class Tags(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.add(tag)
         self.attributes.update(name for name, _ in attrs)
+        self.links += [value for name, value in attrs if name == "href"]
         self.in_script = tag == "script"
 
     def handle_endtag(self, tag: str) -> None:
@@ -196,9 +198,13 @@ def test_report_escapes_html_and_shows_controls(tmp_path: Path) -> None:
     assert parser.tags <= {
         "html", "head", "meta", "title", "style", "body", "h1", "h2", "h4", "p", "b", "br",
         "table", "tr", "th", "td", "div", "span", "pre", "details", "summary", "label",
-        "select", "option", "script", "svg", "text", "line", "rect",
+        "select", "option", "script", "svg", "text", "line", "rect", "g", "a",
     }  # fmt: skip
-    assert not {a for a in parser.attributes if a.startswith("on") or a in ("src", "href")}
+    assert not {a for a in parser.attributes if a.startswith("on") or a == "src"}
+    ids = re.findall(r' id="([^"]*)"', html)
+    assert parser.links and all(
+        link and link[0] == "#" and link[1:] in ids for link in parser.links
+    )
     assert parser.scripts == [PAGE_SCRIPT]  # the page's own filter, and nothing from the data
     text = "".join(parser.text)
     assert INJECTION in text  # shown as text, not as tags

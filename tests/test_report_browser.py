@@ -104,8 +104,8 @@ def browser(tmp_path: Path) -> Iterator[object]:
         driver.quit()
 
 
-def screenshots() -> Path:
-    folder = Path(os.environ.get("SWIFT_GYM_SCREENSHOTS") or ".")
+def screenshots(fallback: Path) -> Path:
+    folder = Path(os.environ.get("SWIFT_GYM_SCREENSHOTS") or fallback)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -174,3 +174,48 @@ def test_the_page_opened_as_a_file_works_the_same(
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
     Select(browser.find_element(By.ID, "filter-status")).select_by_value("goal")
     assert {e.get_attribute("data-status") for e in shown(browser)} == {"goal"}
+
+
+def test_a_seed_square_opens_its_episode_even_where_the_filters_hide_it(
+    served: tuple[str, Path, list[str]], browser
+) -> None:
+    url, _, _ = served
+    browser.get(url)
+    Select(browser.find_element(By.ID, "filter-run")).select_by_value("A")  # B's hidden
+    square = browser.find_element(By.CSS_SELECTOR, "svg[aria-label$='status by seed'] a")
+    href = browser.execute_script("return arguments[0].getAttribute('href')", square)
+    assert href.startswith("#episode-B-")  # the strips are run B's, the eval run
+    browser.execute_script("arguments[0].scrollIntoView()", square)
+    square.click()
+    episode = browser.find_element(By.ID, href[1:])
+    assert episode.is_displayed() and episode.get_attribute("open") is not None
+    assert browser.find_element(By.ID, "filter-run").get_attribute("value") == ""
+    assert browser.execute_script("return location.hash") == href
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_the_report_reads_on_a_phone(
+    served: tuple[str, Path, list[str]], browser, tmp_path: Path
+) -> None:
+    """At 380 px, as a phone shows it (its viewport followed): nothing wider than the screen
+    but the tables, which scroll on their own."""
+    url, _, _ = served
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 380, "height": 800, "deviceScaleFactor": 1, "mobile": True},
+    )
+    browser.get(url)
+    assert browser.execute_script("return window.innerWidth") == 380  # the viewport meta
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 380
+    rights = browser.execute_script(
+        "return Array.from(document.querySelectorAll('svg, .filters, h1, p'))"
+        ".map(function (e) { return e.getBoundingClientRect().right; })"
+    )
+    assert rights and max(rights) <= 380
+    browser.save_screenshot(str(screenshots(tmp_path) / "report-phone-top.png"))
+    chart = browser.find_element(By.CSS_SELECTOR, "svg[aria-label^='success rate over']")
+    browser.execute_script("arguments[0].scrollIntoView()", chart)
+    browser.save_screenshot(str(screenshots(tmp_path) / "report-phone-curves.png"))
+    strip = browser.find_element(By.CSS_SELECTOR, "svg[aria-label^='run A: episodes by']")
+    browser.execute_script("arguments[0].scrollIntoView()", strip)
+    browser.save_screenshot(str(screenshots(tmp_path) / "report-phone-distributions.png"))

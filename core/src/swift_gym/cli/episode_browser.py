@@ -6,6 +6,10 @@ hides the episodes that do not match the filters. It reads the `data-*` attribut
 selected options, both written by `attribute`, so equal values compare equal; it never parses
 data or writes HTML. A run's episodes beyond `limit` are left out evenly across its
 (env, status) groups, so a rare status stays in view, and the page says how many.
+
+Each episode has an id (`episode-A-17`: run A's record 17), so a link to `#episode-A-17` (a
+square of a status strip) goes to it; the script then opens it, clearing the filters first if
+they hide it.
 """
 
 from __future__ import annotations
@@ -44,8 +48,20 @@ SCRIPT = """
     });
     count.textContent = shown + " of " + episodes.length + " episodes shown";
   }
+  function reveal() {
+    var target = document.getElementById(location.hash.slice(1));
+    if (!target || episodes.indexOf(target) < 0) { return; }
+    if (target.hidden) {
+      keys.forEach(function (key) { filters[key].value = ""; });
+      apply();
+    }
+    target.open = true;
+    target.scrollIntoView();
+  }
   keys.forEach(function (key) { filters[key].addEventListener("change", apply); });
+  window.addEventListener("hashchange", reveal);
   apply();
+  reveal();
 })();
 """
 
@@ -141,8 +157,9 @@ def _turn(turn: Mapping[str, Any]) -> str:
     )
 
 
-def episode(label: str, record: Mapping[str, Any]) -> str:
-    """One episode as a closed `<details>`: a headline, then the whole chat turn by turn."""
+def episode(label: str, record: Mapping[str, Any], id: str) -> str:
+    """One episode as a closed `<details>` with `id`: a headline, then the whole chat turn by
+    turn."""
     status = record.get("status")
     where = _where(record)
     headline = (
@@ -156,7 +173,8 @@ def episode(label: str, record: Mapping[str, Any]) -> str:
     error = record.get("error")
     parts = [
         f'<details class="episode" data-run="{attribute(label)}" '
-        f'data-env="{attribute(record.get("env"))}" data-status="{attribute(status)}">',
+        f'data-env="{attribute(record.get("env"))}" data-status="{attribute(status)}" '
+        f'id="{attribute(id)}">',
         f"<summary>{headline}</summary>",
         f'<p class="error">error: {escape(error, 2000)}</p>' if error else "",
         f"<h4>system</h4>{block(record.get('system_prompt'))}",
@@ -177,20 +195,20 @@ def _select(key: str, title: str, values: Sequence[Any]) -> str:
     )
 
 
-def browser(runs: Sequence[tuple[str, Sequence[Mapping[str, Any]], int]]) -> str:
-    """The section for `runs`, each (label, the episodes to show, how many it has): filters,
-    then the episodes."""
-    shown: list[tuple[str, Mapping[str, Any]]] = []
+def browser(runs: Sequence[tuple[str, Mapping[int, Mapping[str, Any]], int]]) -> str:
+    """The section for `runs`, each (label, the episodes to show by their position in the run,
+    how many it has): filters, then the episodes, each with the id `episode-LABEL-POSITION`."""
+    shown: list[tuple[str, Mapping[str, Any], str]] = []
     notes = []
     for label, records, total in runs:
-        shown += [(label, record) for record in records]
+        shown += [(label, record, f"episode-{label}-{k}") for k, record in records.items()]
         if len(records) < total:
             notes.append(
                 f"run {html_escape(label)}: {len(records):,} of {total:,} episodes, "
                 "spread over its envs and statuses"
             )
-    envs = sorted({visible.brief(r.get("env"), 200) for _, r in shown})
-    statuses = sorted({visible.brief(r.get("status"), 200) for _, r in shown})
+    envs = sorted({visible.brief(r.get("env"), 200) for _, r, _ in shown})
+    statuses = sorted({visible.brief(r.get("status"), 200) for _, r, _ in shown})
     left_out = (
         f'<p class="note">Written into this page: {"; ".join(notes)} '
         "(swift-gym report --episodes N writes more).</p>"
@@ -201,6 +219,6 @@ def browser(runs: Sequence[tuple[str, Sequence[Mapping[str, Any]], int]]) -> str
         f'<div class="filters">{_select("run", "run", [label for label, _, _ in runs])}'
         f"{_select('env', 'env', envs)}{_select('status', 'status', statuses)}"
         f'<span id="filter-count">{len(shown)} episodes</span></div>{left_out}'
-        f'<div id="episodes">{"".join(episode(label, record) for label, record in shown)}</div>'
+        f'<div id="episodes">{"".join(episode(*each) for each in shown)}</div>'
         f"<script>{SCRIPT}</script>"
     )

@@ -46,13 +46,14 @@ def load_run(label: str, path: Path, output: Path, limit: int) -> Run:
                 kept[(number, ordinal)] = record
     if not records:
         raise CommandError(f"{path} holds no episodes")
-    wanted = [places[position] for position in pick(records, limit)]
-    missing = {place for place in wanted if place not in kept}
+    positions = pick(records, limit)
+    missing = {places[position] for position in positions if places[position] not in kept}
     for number in sorted({number for number, _ in missing}):
         for ordinal, record in enumerate(read_trajectories(files[number], warn_skipped=False)):
             if (number, ordinal) in missing:
                 kept[(number, ordinal)] = record
-    return Run(label, str(path), records, [kept[place] for place in wanted if place in kept])
+    shown = {position: kept[places[position]] for position in positions if places[position] in kept}
+    return Run(label, str(path), records, shown)
 
 
 @click.command()

@@ -9,10 +9,17 @@ characters spelled out (`visible.html`), so no record can add markup to the page
 With several runs, the first is the baseline and each other run is compared with it: the
 difference of success rates and of mean rewards, with 95% intervals and whether they leave out
 0 (see `evaluation.compare`). Charts are `svg`'s (why not a plotting library: see there).
+
+A status has one colour in every chart of the page (`svg.status_colours`), each square of a
+status strip links to its episode in the browser below, when the page holds it. Reward
+intervals are clipped to the rewards seen, and a mean reward over envs of different reward
+scales is flagged (both: `evaluation.reward_ranges`). The page reads on a phone: a viewport,
+charts that shrink to the screen, tables that scroll on their own.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -23,17 +30,26 @@ from typing import Any
 from .. import __version__
 from ..evaluation.compare import Difference, differences
 from ..evaluation.curves import STEP, Curve, Point, is_training, run_curves
+from ..evaluation.reward_ranges import (
+    Range,
+    clip,
+    difference_bounds,
+    mixed_scales,
+    overall,
+    reward_ranges,
+)
 from ..evaluation.stats import summarize
 from . import visible
 from .episode_browser import browser, escape, pick, script_hash
 from .svg import (
     PALETTE,
+    Cell,
     Series,
     bar_chart,
     data_text,
     histogram_bins,
     line_chart,
-    status_colour,
+    status_colours,
     status_strip,
 )
 from .transcript import plural
@@ -45,22 +61,27 @@ ENVS_SHOWN = 50
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1200px; }
+@media (max-width: 600px) { body { margin: 0.6em; } h1 { font-size: 1.5em; } }
+.table { overflow-x: auto; }
 table { border-collapse: collapse; margin: 1em 0; }
 td, th { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; vertical-align: top; }
 th:first-child, td:first-child { text-align: left; }
 #runs td, #runs th { text-align: left; }
 .charts { display: flex; flex-wrap: wrap; gap: 1.5em; }
-svg { font-family: system-ui, sans-serif; }
+svg { font-family: system-ui, sans-serif; max-width: 100%; height: auto; }
+.warn { background: #fff4e0; border-left: 4px solid #f28e2b; padding: 0.4em 0.8em; }
 .esc { color: #a00; background: #fee; font-family: monospace; }
 .sig { color: #080; font-weight: bold; }
 .sig.worse { color: #b00; }
 .ns, .note, .none, .cut { color: #777; }
 .ci { color: #777; font-size: 0.85em; display: block; }
 .filters { position: sticky; top: 0; background: #fff; padding: 0.5em 0; display: flex;
-  gap: 1.5em; align-items: center; border-bottom: 1px solid #ddd; }
+  flex-wrap: wrap; gap: 0.5em 1.5em; align-items: center; border-bottom: 1px solid #ddd; }
+select { max-width: 100%; }
 details.episode { border: 1px solid #ddd; border-radius: 4px; margin: 0.4em 0;
   padding: 0.3em 0.6em; }
-details.episode > summary { cursor: pointer; }
+details.episode > summary { cursor: pointer; overflow-wrap: anywhere; }
+details.episode:target { outline: 2px solid #4e79a7; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: 0.5em;
   margin: 0.2em 0; }
 h4 { margin: 0.6em 0 0.1em; font-size: 0.9em; color: #555; }
@@ -75,13 +96,14 @@ class Run:
     """One run in the report: a letter, where its episodes came from, and the episodes.
 
     `records` may be slim (`records.slim`: what the numbers need); `shown` are the whole
-    records for the episode browser, by default those `pick` chooses from `records`.
+    records for the episode browser by their position in `records`, by default those `pick`
+    chooses.
     """
 
     label: str
     source: str
     records: list[dict[str, Any]]
-    shown: list[dict[str, Any]] | None = None
+    shown: dict[int, dict[str, Any]] | None = None
 
     @property
     def training(self) -> bool:
@@ -94,8 +116,8 @@ def _number(value: Any, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
-def _interval(pair: Sequence[float]) -> str:
-    low, high = pair
+def _interval(pair: Sequence[float], bounds: Range | None = None) -> str:
+    low, high = clip(pair, bounds)
     if math.isnan(low):
         return ""
     return f'<span class="ci">95% CI {low:.3f} to {high:.3f}</span>'
@@ -144,7 +166,15 @@ def _header(runs: Sequence[Run]) -> str:
     return "".join(cells)
 
 
-def _summary_table(runs: Sequence[Run], summaries: Sequence[Mapping[str, Any]]) -> str:
+def _bounded(diff: Difference, bounds: Range | None) -> Difference:
+    """A difference with its interval clipped to where it can lie."""
+    low, high = clip([diff.low, diff.high], bounds)
+    return dataclasses.replace(diff, low=low, high=high)
+
+
+def _summary_table(
+    runs: Sequence[Run], summaries: Sequence[Mapping[str, Any]], ranges: Sequence[Range | None]
+) -> str:
     base = summaries[0]
     others = list(zip(runs[1:], summaries[1:], strict=True))
     head = f"<tr><th>measure</th>{_header(runs)}</tr>"
@@ -154,6 +184,10 @@ def _summary_table(runs: Sequence[Run], summaries: Sequence[Mapping[str, Any]]) 
         return f"<tr><th>{name}</th>" + "".join(f"<td>{c}</td>" for c in cells + diffs) + "</tr>"
 
     rate_diffs = [differences(base, s) for _, s in others]
+    reward_diffs = [
+        _bounded(d[1], difference_bounds(ranges[0], bounds))
+        for d, bounds in zip(rate_diffs, ranges[1:], strict=True)
+    ]
     rows = [
         row("episodes", [f"{s['episodes']:,}" for s in summaries]),
         row(
@@ -163,8 +197,11 @@ def _summary_table(runs: Sequence[Run], summaries: Sequence[Mapping[str, Any]]) 
         ),
         row(
             "mean reward",
-            [_number(s["mean_reward"]) + _interval(s["mean_reward_ci95"]) for s in summaries],
-            [_difference(d[1]) for d in rate_diffs],
+            [
+                _number(s["mean_reward"]) + _interval(s["mean_reward_ci95"], bounds)
+                for s, bounds in zip(summaries, ranges, strict=True)
+            ],
+            [_difference(d) for d in reward_diffs],
         ),
         row("mean turns", [_number(s["mean_turns"], 2) for s in summaries]),
         row("invalid-action rate", [_number(s["invalid_action_rate"]) for s in summaries]),
@@ -196,7 +233,9 @@ def _per_env_table(runs: Sequence[Run]) -> str:
     head = f"<tr><th>env</th>{_header(runs)}</tr>"
     rows = []
     for env in shown:
-        summaries = [summarize(group.get(env, [])) for group in groups]
+        env_groups = [group.get(env, []) for group in groups]
+        summaries = [summarize(group) for group in env_groups]
+        bounds = [overall(reward_ranges(group).values()) for group in env_groups]
         cells = [
             f"{_number(s['success_rate'])} success, reward {_number(s['mean_reward'])}"
             f"<span class='ci'>{plural(s['episodes'], 'episode')}; rate 95% CI "
@@ -205,9 +244,10 @@ def _per_env_table(runs: Sequence[Run]) -> str:
             else "—"
             for s in summaries
         ]
-        for s in summaries[1:]:
+        for s, other in zip(summaries[1:], bounds[1:], strict=True):
             if s["episodes"] and summaries[0]["episodes"]:
                 rate, reward = differences(summaries[0], s)
+                reward = _bounded(reward, difference_bounds(bounds[0], other))
                 cells.append(f"success {_difference(rate)}<br>reward {_difference(reward)}")
             else:
                 cells.append("—")
@@ -229,21 +269,35 @@ def _where(point: Point, axis: str) -> str:
 
 
 def _curve_series(
-    curves: Sequence[tuple[str, Curve]], measure: str, band_for: str | None
+    curves: Sequence[tuple[str, Curve]],
+    measure: str,
+    band_for: str | None,
+    bounds: Range | None = None,
 ) -> list[Series]:
+    """The curves' points of `measure`, the one named `band_for` with its interval (clipped to
+    `bounds`)."""
     series = []
     for k, (name, curve) in enumerate(curves[: len(PALETTE)]):
         points = []
         for point in curve.points:
             s = point.summary
             value = s[measure]
-            low, high = s[f"{measure}_ci95"] if name == band_for else (math.nan, math.nan)
+            low, high = (
+                clip(s[f"{measure}_ci95"], bounds) if name == band_for else (math.nan, math.nan)
+            )
             points.append((point.x, value, low, high, _where(point, curve.axis)))
         series.append((name, PALETTE[k], points))
     return series
 
 
-def _curve_charts(title: str, curves: Sequence[tuple[str, Curve]], band_for: str | None) -> str:
+def _curve_charts(
+    title: str,
+    curves: Sequence[tuple[str, Curve]],
+    band_for: str | None,
+    bounds: Range | None = None,
+) -> str:
+    """Success rate and mean reward over training; the mean reward's band clipped to `bounds`,
+    the rewards seen of the episodes in the band's curve."""
     axis = curves[0][1].axis
     x_label = "training step" if axis == STEP else axis
     more = len(curves) - len(PALETTE)
@@ -255,7 +309,7 @@ def _curve_charts(title: str, curves: Sequence[tuple[str, Curve]], band_for: str
         (0.0, 1.0),
     ) + line_chart(
         f"mean reward over training{title}{note}",
-        _curve_series(curves, "mean_reward", band_for),
+        _curve_series(curves, "mean_reward", band_for, bounds),
         x_label,
     )
 
@@ -279,9 +333,9 @@ def _learning_curves(runs: Sequence[Run]) -> str:
         if together and len(curves) == 1:
             continue  # its one curve is in the chart of all runs
         named = [(curve.name, curve) for curve in curves]
-        band = "all"
-        title = f", run {run.label}"
-        parts.append(f'<div class="charts">{_curve_charts(title, named, band)}</div>')
+        bounds = overall(reward_ranges(run.records).values())
+        charts = _curve_charts(f", run {run.label}", named, "all", bounds)
+        parts.append(f'<div class="charts">{charts}</div>')
     return (
         "".join(parts)
         + '<p class="note">Each point: the episodes that ended at that step (or in that span); '
@@ -289,7 +343,7 @@ def _learning_curves(runs: Sequence[Run]) -> str:
     )
 
 
-def _distributions(run: Run, summary: Mapping[str, Any]) -> str:
+def _distributions(run: Run, summary: Mapping[str, Any], colours: Mapping[str, str]) -> str:
     statuses = list(summary["statuses"])
     played = [r for r in run.records if r.get("status") != "not_played"]
     return "".join(
@@ -298,18 +352,15 @@ def _distributions(run: Run, summary: Mapping[str, Any]) -> str:
                 f"run {run.label}: episodes by final status",
                 statuses,
                 [summary["statuses"][s] for s in statuses],
-                [status_colour(s, statuses) for s in statuses],
-                width=380,
+                [colours[s] for s in statuses],
             ),
             bar_chart(
                 f"run {run.label}: total reward per episode",
                 *histogram_bins([float(r.get("total_reward") or 0) for r in played]),
-                width=380,
             ),
             bar_chart(
                 f"run {run.label}: turns per episode",
                 *histogram_bins([int(r.get("num_turns") or 0) for r in played]),
-                width=380,
             ),
         ]
     )
@@ -323,45 +374,71 @@ def _seed_order(record: Mapping[str, Any]) -> tuple[int, float, str]:
     return (1, 0.0, visible.brief(seed, 200))
 
 
-def _strips(run: Run, statuses: Sequence[str]) -> str:
-    by_env: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for record in run.records:
-        by_env[visible.brief(record.get("env"), 200)].append(record)
+def _strips(run: Run, shown: Mapping[int, Any], colours: Mapping[str, str]) -> str:
+    """A status-by-seed strip per env; a square links to its episode where `shown` has it."""
+    by_env: dict[str, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
+    for position, record in enumerate(run.records):
+        by_env[visible.brief(record.get("env"), 200)].append((position, record))
     strips = []
     for env, records in sorted(by_env.items()):
-        ordered = sorted(records, key=_seed_order)
+        ordered = sorted(records, key=lambda pair: _seed_order(pair[1]))
         title = f"run {run.label}, {env}: status by seed"
         if len(ordered) > STRIP_CELLS:
             title += f" (first {STRIP_CELLS:,} of {len(ordered):,})"
-        cells = [
+        cells: list[Cell] = [
             (
                 f"seed {visible.brief(r.get('seed'))} (episode {visible.brief(r.get('index'))}): "
                 f"{visible.brief(r.get('status'))}, reward {visible.brief(r.get('total_reward'))}, "
                 f"{plural(r.get('num_turns'), 'turn')}",
                 str(r.get("status")),
+                f"episode-{run.label}-{position}" if position in shown else None,
             )
-            for r in ordered[:STRIP_CELLS]
+            for position, r in ordered[:STRIP_CELLS]
         ]
-        strips.append(status_strip(title, cells, statuses))
+        strips.append(status_strip(title, cells, colours))
     return "".join(strips)
 
 
-def _shown(run: Run, limit: int) -> list[dict[str, Any]]:
+def _shown(run: Run, limit: int) -> dict[int, dict[str, Any]]:
+    """The whole records for the browser, by position in the run's records."""
     if run.shown is not None:
         return run.shown
-    return [run.records[position] for position in pick(run.records, limit)]
+    return {position: run.records[position] for position in pick(run.records, limit)}
+
+
+def _scale_warning(runs: Sequence[Run]) -> str:
+    """A warning for each run whose mean reward adds up envs of different reward scales."""
+    flagged = []
+    for run in runs:
+        ranges = reward_ranges(run.records)
+        if mixed_scales(ranges):
+            widest = sorted(ranges.items(), key=lambda item: item[1][0] - item[1][1])
+            seen = ", ".join(f"{env} {low:g} to {high:g}" for env, (low, high) in widest[:10])
+            more = f" and {len(widest) - 10} more" if len(widest) > 10 else ""
+            flagged.append(f"run {run.label} (rewards seen: {seen}{more})")
+    if not flagged:
+        return ""
+    return (
+        f'<p class="warn" id="reward-scales">The mean reward of {escape("; ".join(flagged), 3000)} '
+        "averages envs whose reward ranges differ in width by more than ten times: the envs "
+        "with the larger rewards decide it (and the “all” learning curve). Compare the envs' "
+        "own rows under Per env instead."
+        "</p>"
+    )
 
 
 def render_report(runs: Sequence[Run], episodes_shown: int = 300) -> str:
     """The HTML page for `runs` (the first is the baseline); at most `episodes_shown` episodes
     of each run that has no `shown` go into the episode browser."""
     summaries = [summarize(run.records) for run in runs]
-    every_status = list(dict.fromkeys(s for summary in summaries for s in summary["statuses"]))
+    colours = status_colours(s for summary in summaries for s in summary["statuses"])
+    ranges = [overall(reward_ranges(run.records).values()) for run in runs]
     distributions = "".join(
-        f'<div class="charts">{_distributions(run, summary)}</div>'
+        f'<div class="charts">{_distributions(run, summary, colours)}</div>'
         for run, summary in zip(runs, summaries, strict=True)
     )
-    strips = "".join(_strips(run, every_status) for run in runs if not run.training)
+    shown = [(run, _shown(run, episodes_shown)) for run in runs]
+    strips = "".join(_strips(run, episodes, colours) for run, episodes in shown if not run.training)
     names = ", ".join(f"{run.label}: {run.source}" for run in runs)
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     compared = (
@@ -378,23 +455,28 @@ def render_report(runs: Sequence[Run], episodes_shown: int = 300) -> str:
     )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="{policy}">
 <title>swift-gym report: {data_text(names[:300])}</title><style>{_STYLE}</style></head>
 <body>
 <h1>swift-gym report</h1>
 <p>{plural(len(runs), "run")}, made by swift-gym {escape(__version__)} on {made}.</p>
-{_runs_table(runs)}
+<div class="table">{_runs_table(runs)}</div>
 <h2>Summary</h2>
 {compared}
-{_summary_table(runs, summaries)}
+{_scale_warning(runs)}
+<div class="table">{_summary_table(runs, summaries, ranges)}</div>
+<p class="note">Success-rate intervals are Wilson's. Mean-reward intervals are the normal
+approximation cut to the rewards seen (no env declares the range of its rewards, so the
+least and greatest seen stand for it); a difference's, to where those ranges allow.</p>
 <h2>Per env</h2>
-{_per_env_table(runs)}
+<div class="table">{_per_env_table(runs)}</div>
 <h2>Learning curves</h2>
 {_learning_curves(runs)}
 <h2>Distributions</h2>
 {distributions}
 {"<h2>Status by seed</h2>" + strips if strips else ""}
 <h2>Episodes</h2>
-{browser([(run.label, _shown(run, episodes_shown), len(run.records)) for run in runs])}
+{browser([(run.label, episodes, len(run.records)) for run, episodes in shown])}
 </body></html>
 """
