@@ -36,6 +36,12 @@ RESERVED = {
 
 REMOTE_ENV = "openenv"
 """The env that plays an env served on another machine (`swift_gym.remote`)."""
+REMOTE_RESERVED = {
+    "token_env": "a row cannot choose which secret is sent, nor where. Where the rows are "
+    "played, the operator names each server's token variable: "
+    "SWIFT_GYM_OPENENV_TOKENS=host[:port]=VARIABLE,...",
+}
+"""Refused with --remote too (the fields would go to the served env's config)."""
 
 
 def dataset_row(env_config: dict[str, Any]) -> dict[str, Any]:
@@ -116,7 +122,7 @@ def dataset(
 
     if (name is None) == (mix is None):
         raise CommandError("give an env NAME or --mix NAME:WEIGHT,..., not both or neither")
-    fields = parse_overrides(overrides, RESERVED)
+    fields = parse_overrides(overrides, {**RESERVED, **REMOTE_RESERVED} if remote else RESERVED)
     last = seed_start + count - 1
     if last > SEED_MAX:
         raise CommandError(

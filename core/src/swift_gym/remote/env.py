@@ -6,7 +6,8 @@ reset). The model reads the observation's text (`observation_key`: `swift-gym se
 or from the server at reset, and each step's info is the server's metadata with the
 observation's `info` (but the server's `episode_id`: `env.episode_id` holds that). Every socket
 lives on one background loop per process (`background`), so reset and step never block the
-caller's loop and work whichever loop calls them. An episode whose server dies ends with a
+caller's loop and work whichever loop calls them. Which bearer token goes to which server
+is the operator's choice (`tokens`), never a row's. An episode whose server dies ends with a
 `RemoteEnvError`; the others go on. A finished, closed or forgotten env closes its session (a
 forgotten one when it is garbage-collected), so an episode cut off by --max_turns does not hold
 a server slot.
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import weakref
 from typing import Any, ClassVar
 
@@ -26,6 +26,7 @@ from . import background
 from .config import OpenEnvConfig
 from .protocol import Observation, RemoteEnvError, reset_frame, socket_url, step_frame
 from .session import Session
+from .tokens import bearer_headers
 
 _turns = itertools.count()
 """Which pool member the next episode tries first: in turns, per process."""
@@ -69,8 +70,9 @@ class OpenEnvEnv(Env):
         first = next(_turns) % len(urls)
         failures = []
         for url in urls[first:] + urls[:first]:  # fail over only here, before any step
+            address = socket_url(url)
             session = Session(
-                socket_url(url), self._headers(), self.config.connect_timeout,
+                address, bearer_headers(address), self.config.connect_timeout,
                 self.config.step_timeout,
             )  # fmt: skip
             try:
@@ -85,15 +87,6 @@ class OpenEnvEnv(Env):
             if len(urls) > 1
             else failures[0]
         )
-
-    def _headers(self) -> dict[str, str]:
-        name = self.config.token_env
-        if name is None:
-            return {}
-        token = os.environ.get(name)
-        if not token:
-            raise RemoteEnvError(f"token_env names {name}, which is not set in this process")
-        return {"Authorization": f"Bearer {token}"}
 
     def _keep(self, session: Session) -> None:
         self._session = session

@@ -50,8 +50,12 @@ def socket_url(base_url: str) -> str:
     """`http://host:8000/prefix` -> `ws://host:8000/prefix/ws` (https -> wss)."""
     parts = urlsplit(base_url)
     scheme = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}.get(parts.scheme)
-    if scheme is None or not parts.netloc:
+    if scheme is None or not parts.hostname:
         raise ValueError(f"{base_url!r} is not an http(s) or ws(s) URL")
+    try:
+        parts.port  # noqa: B018 (read to check it)
+    except ValueError:
+        raise ValueError(f"{base_url!r} has a port that is not a number from 0 to 65535") from None
     path = parts.path.rstrip("/")
     if not path.endswith("/ws"):
         path += "/ws"
