@@ -16,8 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import SwiftGymError, short_repr
+from ..errors import SwiftGymError, printable, short_repr
 from ..json_text import TooDeepError, dumps, loads
+
+MAX_CODE_CHARS = 100
+"""An error frame's code is shown up to this many characters (OpenEnv's codes: ~20)."""
 
 
 class RemoteEnvError(SwiftGymError, RuntimeError):
@@ -98,22 +101,28 @@ def parse_frame(url: str, text: str | bytes) -> Observation:
         reward = 0.0
     if isinstance(reward, bool) or not isinstance(reward, (int, float)):
         raise ProtocolError(f"{url} sent reward {short_repr(reward, 40)}, not a number")
+    try:
+        reward = float(reward)  # an int of 400 digits: OverflowError
+    except OverflowError:
+        reward = math.inf
     if not math.isfinite(reward):
-        raise ProtocolError(f"{url} sent reward {reward}")
+        shown = short_repr(data.get("reward"), 40)
+        raise ProtocolError(f"{url} sent reward {shown}, not a finite number")
+    done = data.get("done")
+    if done is not None and not isinstance(done, bool):  # "false" would end the episode
+        raise ProtocolError(f"{url} sent done {short_repr(done, 40)}, not true or false")
     metadata = data.get("metadata")
     if not isinstance(metadata, dict) and isinstance(observation, dict):
         metadata = observation.get("metadata")  # openenv-core 0.3
     return Observation(
-        observation,
-        float(reward),
-        bool(data.get("done")),
-        metadata if isinstance(metadata, dict) else {},
+        observation, reward, bool(done), metadata if isinstance(metadata, dict) else {}
     )
 
 
 def _raise(url: str, code: Any, message: Any) -> Observation:
+    """A server's words, shown to people: bounded, control characters escaped."""
     raise ServerError(
         url,
-        code if isinstance(code, str) and code else "ERROR",
-        message[:2000] if isinstance(message, str) else short_repr(message, 200),
+        printable(code, MAX_CODE_CHARS) if isinstance(code, str) and code else "ERROR",
+        printable(message, 2000) if isinstance(message, str) else short_repr(message, 200),
     )
