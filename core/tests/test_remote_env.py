@@ -18,9 +18,14 @@ import pytest
 pytest.importorskip("websockets")
 from websockets.asyncio.server import serve
 
-from swift_gym.errors import InvalidConfigError
+from swift_gym.errors import EnvUnavailableError, InvalidConfigError
 from swift_gym.remote.env import OpenEnvEnv
-from swift_gym.remote.protocol import ProtocolError, RemoteEnvError, ServerError
+from swift_gym.remote.protocol import (
+    ProtocolError,
+    RemoteEnvError,
+    ServerDownError,
+    ServerError,
+)
 from swift_gym.remote.tokens import TOKENS_VARIABLE, TokenSetupError, bearer_headers, parse_tokens
 
 
@@ -153,10 +158,33 @@ def test_a_pool_fails_over_at_reset_only(server: FakeServer) -> None:
         env = OpenEnvEnv({"base_url": [dead, server.url], "connect_timeout": 2})
         assert asyncio.run(env.reset())[0] == "count 0"
         asyncio.run(env.close())
-    with pytest.raises(RemoteEnvError, match="no server of the pool answered"):
+    with pytest.raises(ServerDownError, match="no server of the pool answered"):
         asyncio.run(OpenEnvEnv({"base_url": [dead, dead]}).reset())
-    with pytest.raises(RemoteEnvError, match="cannot connect"):
+    with pytest.raises(ServerDownError, match="cannot connect"):
         asyncio.run(OpenEnvEnv({"base_url": dead}).reset())
+
+
+def test_a_pool_is_down_only_when_no_member_accepts_a_connection() -> None:
+    """A member that accepts the connection, even to refuse the handshake, is up: eval goes on
+    (its episodes fail); only a pool where nothing accepts one is down."""
+    dead = f"http://127.0.0.1:{free_port()}"
+    with socket.socket() as refuser:  # accepts, then hangs up: no WebSocket handshake
+        refuser.bind(("127.0.0.1", 0))
+        refuser.listen(8)
+        url = f"http://127.0.0.1:{refuser.getsockname()[1]}"
+
+        def refuse() -> None:
+            for _ in range(2):
+                connection, _ = refuser.accept()
+                connection.close()
+
+        thread = threading.Thread(target=refuse, daemon=True)
+        thread.start()
+        for _ in range(2):  # whichever member the turn starts with
+            with pytest.raises(RemoteEnvError, match="no server of the pool answered") as caught:
+                asyncio.run(OpenEnvEnv({"base_url": [dead, url]}).reset())
+            assert not isinstance(caught.value, EnvUnavailableError)
+        thread.join(10)
 
 
 def test_a_server_that_dies_ends_only_its_episodes(server: FakeServer) -> None:

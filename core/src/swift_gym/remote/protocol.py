@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import SwiftGymError, printable, short_repr
+from ..errors import EnvUnavailableError, SwiftGymError, printable, short_repr
 from ..json_text import TooDeepError, dumps, loads
 
 MAX_CODE_CHARS = 100
@@ -25,6 +25,10 @@ MAX_CODE_CHARS = 100
 
 class RemoteEnvError(SwiftGymError, RuntimeError):
     """The remote env could not be played: the server refused, went away or said nonsense."""
+
+
+class ServerDownError(RemoteEnvError, EnvUnavailableError):
+    """No server (of the pool) accepts a connection: the env server is down or unreachable."""
 
 
 class ProtocolError(RemoteEnvError):

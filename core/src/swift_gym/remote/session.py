@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from .protocol import Observation, RemoteEnvError, close_frame, parse_frame
+from .protocol import Observation, RemoteEnvError, ServerDownError, close_frame, parse_frame
 
 MAX_FRAME_BYTES = 16 * 2**20
 """The largest frame read from a server (a bigger one closes the connection)."""
@@ -82,11 +82,13 @@ class Session:
                 proxy=None,
             )
         except asyncio.TimeoutError:
-            raise RemoteEnvError(
+            raise ServerDownError(
                 f"{self.url}: no connection within {self._connect_timeout:g}s"
             ) from None
         except OSError as error:
-            raise RemoteEnvError(f"{self.url}: cannot connect: {error.strerror or error}") from None
+            raise ServerDownError(
+                f"{self.url}: cannot connect: {error.strerror or error}"
+            ) from None
         except Exception as error:  # a handshake refused: 401, 403, 404, not a WebSocket...
             raise RemoteEnvError(f"{self.url}: {type(error).__name__}: {error}") from None
 
