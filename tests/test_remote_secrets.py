@@ -25,9 +25,11 @@ OPERATOR = {"SWIFT_GYM_OPENENV_TOKENS": "gpu-box-2:8000=GYM_TOKEN", **SECRETS}
 
 
 class Listener:
-    """Accepts TCP connections on 127.0.0.1 and keeps what each one sent (then closes it)."""
+    """Accepts TCP connections on 127.0.0.1 and keeps what each one sent, then closes it after
+    answering `reply` (nothing by default)."""
 
-    def __init__(self) -> None:
+    def __init__(self, reply: bytes = b"") -> None:
+        self.reply = reply
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(16)
@@ -55,11 +57,13 @@ class Listener:
                         if not chunk:
                             break
                         data += chunk
+                    connection.sendall(self.reply)
                 except OSError:
                     pass
                 self.received.append(data)
 
     def close(self) -> None:
+        self.sock.shutdown(socket.SHUT_RDWR)  # wakes the accept() (close alone does not)
         self.sock.close()
         self._thread.join(5)
 
@@ -122,3 +126,29 @@ def test_dataset_remote_writes_no_secret_and_refuses_one(tmp_path: Path) -> None
     assert "--set token_env=...: a row cannot choose which secret is sent" in refused.stderr
     assert "SWIFT_GYM_OPENENV_TOKENS" in refused.stderr
     assert not (tmp_path / "no.jsonl").exists()
+
+
+def test_a_mapped_server_that_redirects_elsewhere_does_not_pass_the_token_on(
+    listener: Listener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mapped host answers 302 to the listener (another origin): the handshake that follows
+    the redirect carries no token."""
+    import asyncio
+
+    import swift_gym
+
+    location = f"ws://127.0.0.1:{listener.port}/ws"
+    redirect = f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n"
+    mapped = Listener(redirect.encode())
+    try:
+        monkeypatch.setenv("SWIFT_GYM_OPENENV_TOKENS", f"127.0.0.1:{mapped.port}=GYM_TOKEN")
+        monkeypatch.setenv("GYM_TOKEN", CANARY)
+        env = swift_gym.make({"name": "openenv", "base_url": mapped.url})
+        with pytest.raises(Exception, match=r"127\.0\.0\.1"):
+            asyncio.run(env.reset())
+    finally:
+        mapped.close()
+    assert f"Bearer {CANARY}".encode() in mapped.received[0]  # the mapped host got it
+    assert len(listener.received) == 1  # the redirect was followed...
+    assert CANARY.encode() not in listener.received[0]  # ...without the token
+    assert b"authorization" not in listener.received[0].lower()
