@@ -98,7 +98,8 @@ def _installed(registry: Any, name: str) -> bool:
     "--remote", "remote", multiple=True, metavar="URL",
     help="Rows that play the env on the `swift-gym serve` (or other OpenEnv) server at URL, "
     "through the openenv env; repeat for a pool of servers. Envs installed here are checked "
-    "here too.",
+    "here too. Rows carry no token: where they are played, SWIFT_GYM_OPENENV_TOKENS says which "
+    "server gets which.",
 )  # fmt: skip
 def dataset(
     name: str | None,

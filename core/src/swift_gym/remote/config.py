@@ -23,7 +23,9 @@ class OpenEnvConfig(EnvConfig):
 
     base_url: Url | Annotated[list[Url], Field(min_length=1, max_length=256)] = Field(
         description="The server's URL (http://host:8000), or a list of them: a pool. Each "
-        "episode picks one at reset (in turns, skipping those that do not connect) and keeps it."
+        "episode picks one at reset (in turns, skipping those that do not connect) and keeps it. "
+        "A bearer token goes to a server only if SWIFT_GYM_OPENENV_TOKENS, set where the rows "
+        "are played, names its host."
     )
     env_config: JsonObject | None = Field(
         None, description="Sent to the server at reset: the served env's own config."
