@@ -292,6 +292,13 @@ def test_a_token_in_clear_text_goes_to_loopback_only_unless_the_operator_opts_in
     assert bearer_headers("ws://GPU-BOX:8000/ws", opted_in) == {"Authorization": "Bearer t"}
 
 
+def test_a_token_a_header_cannot_carry_is_refused_without_showing_it() -> None:
+    environ = {TOKENS_VARIABLE: "127.0.0.1=GYM_TOKEN", "GYM_TOKEN": "s3cret\r\nX-Evil: 1"}
+    with pytest.raises(TokenSetupError, match="GYM_TOKEN holds characters") as caught:
+        bearer_headers("ws://127.0.0.1:9/ws", environ)
+    assert "s3cret" not in str(caught.value)
+
+
 @pytest.mark.parametrize(
     ("mapping", "expected"),
     [
@@ -308,7 +315,8 @@ def test_the_token_mapping_reads_hosts_and_ports(mapping: str, expected: dict) -
 @pytest.mark.parametrize(
     "mapping",
     ["gpu-box", "gpu-box=", "=A", "gpu-box=A B", "gpu-box:http=A", "gpu-box:70000=A",
-     "user@gpu-box=A", "gpu-box/x=A", "a=A,a=B", "gpu-box=$(rm -rf)"],
+     "user@gpu-box=A", "gpu-box/x=A", "a=A,a=B", "gpu-box=$(rm -rf)", "gpu box=A",
+     "gpu-box\x1b[2J=A"],
 )  # fmt: skip
 def test_a_bad_token_mapping_is_a_clear_error(mapping: str) -> None:
     with pytest.raises(TokenSetupError, match=TOKENS_VARIABLE):

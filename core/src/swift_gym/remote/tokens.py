@@ -25,6 +25,10 @@ INSECURE_VARIABLE = "SWIFT_GYM_OPENENV_INSECURE_TOKENS"
 """`1`: tokens may travel in clear text (ws://) to hosts that are not loopback."""
 TOKENS_FORMAT = f"{TOKENS_VARIABLE}=host[:port]=VARIABLE,..."
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
+_HOST = re.compile(r"[A-Za-z0-9._:%-]{1,255}")
+"""A host name or IP address (IPv6 without its brackets, maybe with a %zone)."""
+_TOKEN = re.compile(r"[\x21-\x7e]{1,8192}")
+"""What an Authorization header can carry after `Bearer `: visible ASCII."""
 _DEFAULT_PORTS = {"ws": 80, "wss": 443}
 
 Target = tuple[str, "int | None"]
@@ -64,7 +68,8 @@ def _target(text: str) -> Target | None:
     except ValueError:  # a port that is no number, or out of range
         return None
     bare = parts.netloc and not (parts.path or parts.query or parts.fragment or "@" in text)
-    return (parts.hostname, port) if bare and parts.hostname else None
+    host = parts.hostname
+    return (host, port) if bare and host and _HOST.fullmatch(host) else None
 
 
 def is_loopback(host: str) -> bool:
@@ -101,5 +106,10 @@ def bearer_headers(url: str, environ: Mapping[str, str] = os.environ) -> dict[st
         raise TokenSetupError(
             f"{TOKENS_VARIABLE} maps {printable(host, 200)} to {variable}, which is unset or "
             "empty in this process"
+        )
+    if not _TOKEN.fullmatch(token):  # a newline would add headers; never shown
+        raise TokenSetupError(
+            f"{variable} holds characters a bearer token cannot have (spaces, control or "
+            "non-ASCII characters), or more than 8192"
         )
     return {"Authorization": f"Bearer {token}"}
