@@ -278,6 +278,18 @@ def test_a_row_that_names_a_secret_is_refused_and_connects_nowhere(
     assert server.headers == []  # no connection at all
 
 
+def test_a_pool_with_a_member_a_token_cannot_go_to_fails_whichever_member_comes_first(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GYM_TOKEN", "s3cret")
+    monkeypatch.setenv(TOKENS_VARIABLE, "gpu-box.invalid=GYM_TOKEN")
+    pool = [server.url, "http://gpu-box.invalid:8000"]
+    for _ in range(2):  # the pool's turns start each reset on another member
+        with pytest.raises(TokenSetupError, match="clear text"):
+            asyncio.run(OpenEnvEnv({"base_url": pool}).reset())
+    assert server.headers == []  # no member was connected to
+
+
 def test_a_token_in_clear_text_goes_to_loopback_only_unless_the_operator_opts_in() -> None:
     environ = {TOKENS_VARIABLE: "gpu-box:8000=GYM_TOKEN, 127.0.0.1=LOCAL", "GYM_TOKEN": "t",
                "LOCAL": "l"}  # fmt: skip

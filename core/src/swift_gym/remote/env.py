@@ -75,12 +75,15 @@ class OpenEnvEnv(Env):
 
     async def _open_and_reset(self, data: dict[str, Any]) -> Observation:
         urls = self.config.urls
+        addresses = [socket_url(url) for url in urls]
+        # every member's token is checked before any connection: a mapping that cannot be
+        # used fails every reset, not only those whose turn starts at that member
+        headers = [bearer_headers(address) for address in addresses]
         first = next(_turns) % len(urls)
         failures: list[RemoteEnvError] = []
-        for url in urls[first:] + urls[:first]:  # fail over only here, before any step
-            address = socket_url(url)
+        for index in [*range(first, len(urls)), *range(first)]:  # fail over only here
             session = Session(
-                address, bearer_headers(address), self.config.connect_timeout,
+                addresses[index], headers[index], self.config.connect_timeout,
                 self.config.step_timeout,
             )  # fmt: skip
             try:
