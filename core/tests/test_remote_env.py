@@ -114,6 +114,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def wait_for(condition: Any, tries: int = 200) -> bool:
+    """Whether `condition()` holds within `tries` checks, 0.05 s apart."""
+    for _ in range(tries):
+        if condition():
+            return True
+        threading.Event().wait(0.05)
+    return bool(condition())
+
+
 def reply(text: str) -> list[dict[str, str]]:
     return [{"role": "assistant", "content": text}]
 
@@ -134,7 +143,8 @@ def test_an_episode_plays_to_the_end_and_closes_its_session(server: FakeServer) 
     assert server.frames[0] == {"type": "reset", "data": {"env_config": {"name": "counter"},
                                                           "seed": 4}}  # fmt: skip
     assert server.frames[1] == {"type": "step", "data": {"message": "5"}}
-    assert server.frames[-1] == {"type": "close"}  # done: the slot is given back at once
+    # done: the slot is given back at once (the server's thread may still be reading the frame)
+    assert wait_for(lambda: server.frames[-1] == {"type": "close"})
     with pytest.raises(RemoteEnvError, match="the episode is over"):
         asyncio.run(env.step(reply("7")))
 
