@@ -7,6 +7,7 @@ installed command plays and validates them in new processes, with secrets in the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -57,10 +58,11 @@ class Listener:
                         if not chunk:
                             break
                         data += chunk
-                    connection.sendall(self.reply)
                 except OSError:
                     pass
-                self.received.append(data)
+                self.received.append(data)  # before the client can hear anything back
+                with contextlib.suppress(OSError):
+                    connection.sendall(self.reply)
 
     def close(self) -> None:
         self.sock.shutdown(socket.SHUT_RDWR)  # wakes the accept() (close alone does not)
