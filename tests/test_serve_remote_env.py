@@ -48,10 +48,8 @@ def test_the_openenv_env_plays_a_served_env_to_the_goal(
     lake: serve_process.Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LAKE_TOKEN", "lake-s3cret")
-    rows = [
-        {"name": "openenv", "base_url": lake.url, "seed": seed, "token_env": "LAKE_TOKEN"}
-        for seed in range(8)
-    ]
+    monkeypatch.setenv("SWIFT_GYM_OPENENV_TOKENS", f"127.0.0.1:{lake.port}=LAKE_TOKEN")
+    rows = [{"name": "openenv", "base_url": lake.url, "seed": seed} for seed in range(8)]
 
     async def all_rows() -> list[float]:
         return await asyncio.gather(*(play(row, row["seed"]) for row in rows))
@@ -63,8 +61,8 @@ def test_a_bad_served_config_and_a_missing_token_are_clear(
     lake: serve_process.Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LAKE_TOKEN", "lake-s3cret")
-    row = {"name": "openenv", "base_url": lake.url, "token_env": "LAKE_TOKEN",
-           "env_config": {"size": 1}}  # fmt: skip
+    monkeypatch.setenv("SWIFT_GYM_OPENENV_TOKENS", f"127.0.0.1:{lake.port}=LAKE_TOKEN")
+    row = {"name": "openenv", "base_url": lake.url, "env_config": {"size": 1}}
     with pytest.raises(Exception, match=r"env_config\.size"):
         asyncio.run(swift_gym.make(row).reset())
     monkeypatch.setenv("LAKE_TOKEN", "wrong")
@@ -81,9 +79,9 @@ def test_dataset_remote_rows_play_through_eval(lake: serve_process.Server, tmp_p
                "-o", str(rows))  # fmt: skip
     assert made.returncode == 0, made.stderr
     trajectories = tmp_path / "played.jsonl"
-    token = {"LAKE_TOKEN": "lake-s3cret"}
-    result = run("eval", "--dataset", str(rows), "--set", "token_env=LAKE_TOKEN",
-                 "--policy", "random", "-o", str(trajectories), env=token)  # fmt: skip
+    token = {"LAKE_TOKEN": "lake-s3cret", "SWIFT_GYM_OPENENV_TOKENS": "127.0.0.1=LAKE_TOKEN"}
+    result = run("eval", "--dataset", str(rows), "--policy", "random", "-o", str(trajectories),
+                 env=token)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     import json
 
@@ -101,8 +99,11 @@ def test_eval_and_play_work_through_the_openenv_env(lake: serve_process.Server) 
     """`swift-gym eval openenv --set base_url=...` and `swift-gym play openenv`, as typed."""
     from cli_runner import run
 
-    token = {"LAKE_TOKEN": "lake-s3cret"}
-    sets = ["--set", f"base_url={lake.url}", "--set", "token_env=LAKE_TOKEN"]
+    token = {
+        "LAKE_TOKEN": "lake-s3cret",
+        "SWIFT_GYM_OPENENV_TOKENS": f"127.0.0.1:{lake.port}=LAKE_TOKEN",
+    }
+    sets = ["--set", f"base_url={lake.url}"]
     result = run("eval", "openenv", *sets, "-n", "4", "--policy", "random", "--json", env=token)
     assert result.returncode == 0, result.stdout + result.stderr
     import json

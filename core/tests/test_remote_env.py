@@ -18,9 +18,15 @@ import pytest
 pytest.importorskip("websockets")
 from websockets.asyncio.server import serve
 
-from swift_gym.errors import InvalidConfigError
+from swift_gym.errors import EnvUnavailableError, InvalidConfigError
 from swift_gym.remote.env import OpenEnvEnv
-from swift_gym.remote.protocol import ProtocolError, RemoteEnvError, ServerError
+from swift_gym.remote.protocol import (
+    ProtocolError,
+    RemoteEnvError,
+    ServerDownError,
+    ServerError,
+)
+from swift_gym.remote.tokens import TOKENS_VARIABLE, TokenSetupError, bearer_headers, parse_tokens
 
 
 class FakeServer:
@@ -108,6 +114,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def wait_for(condition: Any, tries: int = 200) -> bool:
+    """Whether `condition()` holds within `tries` checks, 0.05 s apart."""
+    for _ in range(tries):
+        if condition():
+            return True
+        threading.Event().wait(0.05)
+    return bool(condition())
+
+
 def reply(text: str) -> list[dict[str, str]]:
     return [{"role": "assistant", "content": text}]
 
@@ -128,7 +143,8 @@ def test_an_episode_plays_to_the_end_and_closes_its_session(server: FakeServer) 
     assert server.frames[0] == {"type": "reset", "data": {"env_config": {"name": "counter"},
                                                           "seed": 4}}  # fmt: skip
     assert server.frames[1] == {"type": "step", "data": {"message": "5"}}
-    assert server.frames[-1] == {"type": "close"}  # done: the slot is given back at once
+    # done: the slot is given back at once (the server's thread may still be reading the frame)
+    assert wait_for(lambda: server.frames[-1] == {"type": "close"})
     with pytest.raises(RemoteEnvError, match="the episode is over"):
         asyncio.run(env.step(reply("7")))
 
@@ -152,10 +168,33 @@ def test_a_pool_fails_over_at_reset_only(server: FakeServer) -> None:
         env = OpenEnvEnv({"base_url": [dead, server.url], "connect_timeout": 2})
         assert asyncio.run(env.reset())[0] == "count 0"
         asyncio.run(env.close())
-    with pytest.raises(RemoteEnvError, match="no server of the pool answered"):
+    with pytest.raises(ServerDownError, match="no server of the pool answered"):
         asyncio.run(OpenEnvEnv({"base_url": [dead, dead]}).reset())
-    with pytest.raises(RemoteEnvError, match="cannot connect"):
+    with pytest.raises(ServerDownError, match="cannot connect"):
         asyncio.run(OpenEnvEnv({"base_url": dead}).reset())
+
+
+def test_a_pool_is_down_only_when_no_member_accepts_a_connection() -> None:
+    """A member that accepts the connection, even to refuse the handshake, is up: eval goes on
+    (its episodes fail); only a pool where nothing accepts one is down."""
+    dead = f"http://127.0.0.1:{free_port()}"
+    with socket.socket() as refuser:  # accepts, then hangs up: no WebSocket handshake
+        refuser.bind(("127.0.0.1", 0))
+        refuser.listen(8)
+        url = f"http://127.0.0.1:{refuser.getsockname()[1]}"
+
+        def refuse() -> None:
+            for _ in range(2):
+                connection, _ = refuser.accept()
+                connection.close()
+
+        thread = threading.Thread(target=refuse, daemon=True)
+        thread.start()
+        for _ in range(2):  # whichever member the turn starts with
+            with pytest.raises(RemoteEnvError, match="no server of the pool answered") as caught:
+                asyncio.run(OpenEnvEnv({"base_url": [dead, url]}).reset())
+            assert not isinstance(caught.value, EnvUnavailableError)
+        thread.join(10)
 
 
 def test_a_server_that_dies_ends_only_its_episodes(server: FakeServer) -> None:
@@ -203,17 +242,107 @@ def test_a_server_error_frame_carries_its_code(server: FakeServer) -> None:
     assert caught.value.code == "NO_EPISODE"
 
 
-def test_the_token_travels_as_a_bearer_header(
+def test_the_token_the_operator_maps_travels_as_a_bearer_header(
     server: FakeServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GYM_TOKEN", "s3cret")
-    env = OpenEnvEnv({"base_url": server.url, "token_env": "GYM_TOKEN"})
+    monkeypatch.setenv(TOKENS_VARIABLE, f"127.0.0.1:{server.port}=GYM_TOKEN")
+    env = OpenEnvEnv({"base_url": server.url})
     asyncio.run(env.reset())
     asyncio.run(env.close())
     assert server.headers == ["Bearer s3cret"]
     monkeypatch.delenv("GYM_TOKEN")
-    with pytest.raises(RemoteEnvError, match="token_env names GYM_TOKEN, which is not set"):
-        asyncio.run(OpenEnvEnv({"base_url": server.url, "token_env": "GYM_TOKEN"}).reset())
+    with pytest.raises(TokenSetupError, match="to GYM_TOKEN, which is unset or empty"):
+        asyncio.run(OpenEnvEnv({"base_url": server.url}).reset())
+    assert server.headers == ["Bearer s3cret"]  # nothing more was sent
+
+
+def test_a_token_mapped_for_one_pool_member_never_goes_to_another(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = FakeServer()
+    try:
+        monkeypatch.setenv("GYM_TOKEN", "s3cret")
+        monkeypatch.setenv(TOKENS_VARIABLE, f"127.0.0.1:{server.port}=GYM_TOKEN")
+        for _ in range(4):  # the pool's turns start each episode on another member
+            env = OpenEnvEnv({"base_url": [server.url, other.url]})
+            asyncio.run(env.reset())
+            asyncio.run(env.close())
+        assert server.headers == ["Bearer s3cret"] * 2
+        assert other.headers == [None] * 2
+    finally:
+        other.stop()
+
+
+@pytest.mark.parametrize("secret", ["HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "GYM_TOKEN"])
+def test_a_row_that_names_a_secret_is_refused_and_connects_nowhere(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch, secret: str
+) -> None:
+    monkeypatch.setenv(secret, "canary-value")
+    with pytest.raises(InvalidConfigError) as caught:
+        OpenEnvEnv({"base_url": server.url, "token_env": secret})
+    [problem] = caught.value.problems
+    assert problem.field == "token_env"
+    assert "cannot choose which secret" in problem.reason
+    assert TOKENS_VARIABLE in problem.reason
+    assert server.headers == []  # no connection at all
+
+
+def test_a_pool_with_a_member_a_token_cannot_go_to_fails_whichever_member_comes_first(
+    server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GYM_TOKEN", "s3cret")
+    monkeypatch.setenv(TOKENS_VARIABLE, "gpu-box.invalid=GYM_TOKEN")
+    pool = [server.url, "http://gpu-box.invalid:8000"]
+    for _ in range(2):  # the pool's turns start each reset on another member
+        with pytest.raises(TokenSetupError, match="clear text"):
+            asyncio.run(OpenEnvEnv({"base_url": pool}).reset())
+    assert server.headers == []  # no member was connected to
+
+
+def test_a_token_in_clear_text_goes_to_loopback_only_unless_the_operator_opts_in() -> None:
+    environ = {TOKENS_VARIABLE: "gpu-box:8000=GYM_TOKEN, 127.0.0.1=LOCAL", "GYM_TOKEN": "t",
+               "LOCAL": "l"}  # fmt: skip
+    with pytest.raises(TokenSetupError, match=r"clear text.*SWIFT_GYM_OPENENV_INSECURE_TOKENS=1"):
+        bearer_headers("ws://gpu-box:8000/ws", environ)
+    assert bearer_headers("wss://gpu-box:8000/ws", environ) == {"Authorization": "Bearer t"}
+    opted_in = {**environ, "SWIFT_GYM_OPENENV_INSECURE_TOKENS": "1"}
+    assert bearer_headers("ws://gpu-box:8000/ws", opted_in) == {"Authorization": "Bearer t"}
+    assert bearer_headers("ws://127.0.0.1:9/ws", environ) == {"Authorization": "Bearer l"}
+    assert bearer_headers("ws://gpu-box:8001/ws", environ) == {}  # another port: not named
+    assert bearer_headers("ws://gpu-box.evil:8000/ws", environ) == {}
+    assert bearer_headers("ws://GPU-BOX:8000/ws", opted_in) == {"Authorization": "Bearer t"}
+
+
+def test_a_token_a_header_cannot_carry_is_refused_without_showing_it() -> None:
+    environ = {TOKENS_VARIABLE: "127.0.0.1=GYM_TOKEN", "GYM_TOKEN": "s3cret\r\nX-Evil: 1"}
+    with pytest.raises(TokenSetupError, match="GYM_TOKEN holds characters") as caught:
+        bearer_headers("ws://127.0.0.1:9/ws", environ)
+    assert "s3cret" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("mapping", "expected"),
+    [
+        ("", {}),
+        ("gpu-box=A", {("gpu-box", None): "A"}),
+        (" gpu-box:8000 = A ,, [::1]:9=B", {("gpu-box", 8000): "A", ("::1", 9): "B"}),
+        ("Host.Example=A", {("host.example", None): "A"}),
+    ],
+)
+def test_the_token_mapping_reads_hosts_and_ports(mapping: str, expected: dict) -> None:
+    assert parse_tokens(mapping) == expected
+
+
+@pytest.mark.parametrize(
+    "mapping",
+    ["gpu-box", "gpu-box=", "=A", "gpu-box=A B", "gpu-box:http=A", "gpu-box:70000=A",
+     "user@gpu-box=A", "gpu-box/x=A", "a=A,a=B", "gpu-box=$(rm -rf)", "gpu box=A",
+     "gpu-box\x1b[2J=A"],
+)  # fmt: skip
+def test_a_bad_token_mapping_is_a_clear_error(mapping: str) -> None:
+    with pytest.raises(TokenSetupError, match=TOKENS_VARIABLE):
+        parse_tokens(mapping)
 
 
 def test_a_forgotten_env_gives_its_slot_back(server: FakeServer) -> None:
@@ -237,6 +366,8 @@ def test_a_forgotten_env_gives_its_slot_back(server: FakeServer) -> None:
         ({"base_url": []}, "base_url"),
         ({"base_url": "http://x", "step_timeout": 0}, "step_timeout"),
         ({"base_url": "http://x", "token_env": "A B"}, "token_env"),
+        ({"base_url": "http://x", "token_env": "HF_TOKEN"}, "token_env"),
+        ({"base_url": "http://x:99999"}, "base_url"),
         ({"base_url": "http://x", "urls": 1}, "urls"),
         ({"base_url": "http://x", "env_config": {"map": "F" * 200_000}}, "env_config"),
         ({"base_url": "http://x", "reset_kwargs": {"x": {1, 2}}}, "reset_kwargs"),

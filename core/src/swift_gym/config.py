@@ -52,7 +52,7 @@ def validate_config(
 def _problems(error: ValidationError, model: type[EnvConfig]) -> list[ConfigProblem]:
     """One `ConfigProblem` per pydantic error (the first `MAX_PROBLEMS`), with did-you-mean for
     unknown keys."""
-    known = list(model.model_fields)
+    known = [name for name, field in model.model_fields.items() if not field.exclude]
     problems = []
     for item in error.errors(include_url=False)[:MAX_PROBLEMS]:
         field = ".".join(str(part) for part in item["loc"]) or "env_config"

@@ -203,3 +203,9 @@ class EnvLoadError(SwiftGymError, LookupError):
 
 class OutputError(SwiftGymError, OSError):
     """Output cannot be written where it was asked for (a missing directory, no permission)."""
+
+
+class EnvUnavailableError(SwiftGymError, ConnectionError):
+    """The server an env plays on does not answer at all (nothing accepts a connection): no
+    episode can be played there. `swift-gym eval` then starts no new episode, as when the model
+    endpoint is down. An env may raise it for its own services too."""

@@ -36,6 +36,12 @@ RESERVED = {
 
 REMOTE_ENV = "openenv"
 """The env that plays an env served on another machine (`swift_gym.remote`)."""
+REMOTE_RESERVED = {
+    "token_env": "a row cannot choose which secret is sent, nor where. Where the rows are "
+    "played, the operator names each server's token variable: "
+    "SWIFT_GYM_OPENENV_TOKENS=host[:port]=VARIABLE,...",
+}
+"""Refused with --remote too (the fields would go to the served env's config)."""
 
 
 def dataset_row(env_config: dict[str, Any]) -> dict[str, Any]:
@@ -92,7 +98,8 @@ def _installed(registry: Any, name: str) -> bool:
     "--remote", "remote", multiple=True, metavar="URL",
     help="Rows that play the env on the `swift-gym serve` (or other OpenEnv) server at URL, "
     "through the openenv env; repeat for a pool of servers. Envs installed here are checked "
-    "here too.",
+    "here too. Rows carry no token: where they are played, SWIFT_GYM_OPENENV_TOKENS says which "
+    "server gets which.",
 )  # fmt: skip
 def dataset(
     name: str | None,
@@ -116,7 +123,7 @@ def dataset(
 
     if (name is None) == (mix is None):
         raise CommandError("give an env NAME or --mix NAME:WEIGHT,..., not both or neither")
-    fields = parse_overrides(overrides, RESERVED)
+    fields = parse_overrides(overrides, {**RESERVED, **REMOTE_RESERVED} if remote else RESERVED)
     last = seed_start + count - 1
     if last > SEED_MAX:
         raise CommandError(

@@ -120,9 +120,9 @@ def evaluate(
 
     Prints the success rate, the mean reward with a 95% confidence interval, the mean number of
     turns, the invalid-action rate and the count of each final status. Exits 1 if an episode
-    failed (env error, API error or timeout) or the API went down (the episodes not started are
-    recorded as not_played), else 0. Ctrl-C stops the run and prints the summary of the episodes
-    played (exit 130; SIGTERM: 143); -o then keeps them, in order.
+    failed (env error, API error or timeout) or the API or an env server went down (the episodes
+    not started are recorded as not_played), else 0. Ctrl-C stops the run and prints the summary
+    of the episodes played (exit 130; SIGTERM: 143); -o then keeps them, in order.
     """
     fields = parse_overrides(overrides, {"name": "the env is the NAME argument"})
     if dataset is None:

@@ -12,10 +12,11 @@ stopped before (see `runner`) is recorded with status `NOT_PLAYED` (the record: 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import EnvUnavailableError
 from .errors import PolicyError
 from .records import new_record
 
@@ -65,9 +66,14 @@ def succeeded(info: Mapping[str, Any], done: bool, total_reward: float) -> bool:
 
 
 async def run_episode(
-    spec: EpisodeSpec, policy: Policy, max_turns: int, registry: Registry
+    spec: EpisodeSpec,
+    policy: Policy,
+    max_turns: int,
+    registry: Registry,
+    on_env_down: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Play `spec` with `policy`; the trajectory record (see `records`)."""
+    """Play `spec` with `policy`; the trajectory record (see `records`). `on_env_down` hears
+    why, when the env raised `EnvUnavailableError` (its server is down)."""
     record = new_record(spec.index, spec.env, spec.env_config, policy.name)
     turns: list[dict[str, Any]] = record["turns"]
     env: Env | None = None
@@ -108,6 +114,8 @@ async def run_episode(
         record.update(status="error", error=f"policy {policy.name}: {error}")
     except Exception as error:  # an env bug ends this episode only, with the reason
         record.update(status="error", error=f"{stage} raised {type(error).__name__}: {error}")
+        if isinstance(error, EnvUnavailableError) and on_env_down is not None:
+            on_env_down(str(error))
     finally:
         if env is not None:
             try:

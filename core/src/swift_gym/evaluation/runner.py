@@ -9,9 +9,10 @@ One mechanism stops a run early, `Stop`: no new episode starts once it is set.
   loop at any time): the episodes in flight get `GRACE` seconds to end (none after a second
   interrupt), then are cancelled. The file and the result keep the episodes before the first one
   that did not end: whole lines, in index order, no gaps; the rest count as not played.
-- when the policy says it can no longer answer (its endpoint is down), the episodes in flight
-  end as usual (their requests fail or succeed on their own), and every episode not started is
-  recorded with status "not_played".
+- when the policy says it can no longer answer (its endpoint is down), or an episode's env
+  raised `EnvUnavailableError` (its server is down), the episodes in flight end as usual (their
+  requests fail or succeed on their own), and every episode not started is recorded with status
+  "not_played". The view hears why once.
 The runner installs no signal handler: signals belong to the program (see `cli.evaluate`).
 """
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import printable
 from ..output_files import open_output
 from . import progress
 from .episodes import EpisodeSpec, run_episode
@@ -33,6 +35,8 @@ from .records import slim as slim_record
 
 GRACE = 1.0
 """Seconds the episodes in flight get to end after the first interrupt."""
+MAX_REASON_CHARS = 300
+"""An env's reason to stop, as shown (it quotes the row's URL: untrusted)."""
 
 
 @dataclass
@@ -101,6 +105,11 @@ async def run_episodes(
     stop = stop or Stop()
     played: dict[int, dict[str, Any]] = {}
     wins = 0
+    env_down: list[str] = []  # why, once an env said its server is down
+
+    def down(why: str) -> None:
+        env_down.append(f"the env server is down: {printable(why, MAX_REASON_CHARS)}")
+
     token = progress.watching(view)
     try:
         bound = getattr(policy, "set_concurrency", None)
@@ -116,7 +125,7 @@ async def run_episodes(
                     nonlocal wins
                     while True:
                         await asyncio.sleep(0)  # a signal's handler runs here, between episodes
-                        reason = policy.stop_reason()
+                        reason = policy.stop_reason() or next(iter(env_down), None)
                         if reason and stop.give_up(reason):
                             view.note(
                                 "stopping",
@@ -128,7 +137,7 @@ async def run_episodes(
                         spec = next(specs, None)  # one shared iterator: each spec to one worker
                         if spec is None:
                             return
-                        record = await run_episode(spec, policy, max_turns, registry)
+                        record = await run_episode(spec, policy, max_turns, registry, down)
                         writer.add(record)
                         played[spec.index] = slim_record(record) if slim else record
                         wins += bool(record["success"])

@@ -6,17 +6,18 @@ reset). The model reads the observation's text (`observation_key`: `swift-gym se
 or from the server at reset, and each step's info is the server's metadata with the
 observation's `info` (but the server's `episode_id`: `env.episode_id` holds that). Every socket
 lives on one background loop per process (`background`), so reset and step never block the
-caller's loop and work whichever loop calls them. An episode whose server dies ends with a
-`RemoteEnvError`; the others go on. A finished, closed or forgotten env closes its session (a
-forgotten one when it is garbage-collected), so an episode cut off by --max_turns does not hold
-a server slot.
+caller's loop and work whichever loop calls them. Which bearer token goes to which server is
+the operator's choice (`tokens`), never a row's. An episode whose server dies ends with a
+`RemoteEnvError`; the others go on. A reset for which no server accepts a connection raises
+`ServerDownError` (an `EnvUnavailableError`: `swift-gym eval` then starts no new episode). A
+finished, closed or forgotten env closes its session (a forgotten one when it is
+garbage-collected), so an episode cut off by --max_turns does not hold a server slot.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
 import weakref
 from typing import Any, ClassVar
 
@@ -24,8 +25,16 @@ from ..env import Env, Message
 from ..replies import reply_text
 from . import background
 from .config import OpenEnvConfig
-from .protocol import Observation, RemoteEnvError, reset_frame, socket_url, step_frame
+from .protocol import (
+    Observation,
+    RemoteEnvError,
+    ServerDownError,
+    reset_frame,
+    socket_url,
+    step_frame,
+)
 from .session import Session
+from .tokens import bearer_headers
 
 _turns = itertools.count()
 """Which pool member the next episode tries first: in turns, per process."""
@@ -67,34 +76,30 @@ class OpenEnvEnv(Env):
 
     async def _open_and_reset(self, data: dict[str, Any]) -> Observation:
         urls = self.config.urls
+        addresses = [socket_url(url) for url in urls]
+        # every member's token is checked before any connection: a mapping that cannot be
+        # used fails every reset, not only those whose turn starts at that member
+        headers = [bearer_headers(address) for address in addresses]
         first = next(_turns) % len(urls)
-        failures = []
-        for url in urls[first:] + urls[:first]:  # fail over only here, before any step
+        failures: list[RemoteEnvError] = []
+        for index in [*range(first, len(urls)), *range(first)]:  # fail over only here
             session = Session(
-                socket_url(url), self._headers(), self.config.connect_timeout,
+                addresses[index], headers[index], self.config.connect_timeout,
                 self.config.step_timeout,
             )  # fmt: skip
             try:
                 await session.open()
             except RemoteEnvError as error:
-                failures.append(str(error))
+                failures.append(error)
                 continue
             self._keep(session)
             return await session.request(reset_frame(data))
-        raise RemoteEnvError(
-            "no server of the pool answered: " + "; ".join(failures[:5])
-            if len(urls) > 1
-            else failures[0]
-        )
-
-    def _headers(self) -> dict[str, str]:
-        name = self.config.token_env
-        if name is None:
-            return {}
-        token = os.environ.get(name)
-        if not token:
-            raise RemoteEnvError(f"token_env names {name}, which is not set in this process")
-        return {"Authorization": f"Bearer {token}"}
+        if len(urls) == 1:
+            raise failures[0]
+        message = "no server of the pool answered: " + "; ".join(map(str, failures[:5]))
+        if all(isinstance(failure, ServerDownError) for failure in failures):
+            raise ServerDownError(message)  # the whole pool is down
+        raise RemoteEnvError(message)
 
     def _keep(self, session: Session) -> None:
         self._session = session

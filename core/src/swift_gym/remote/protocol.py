@@ -16,12 +16,19 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import SwiftGymError, short_repr
+from ..errors import EnvUnavailableError, SwiftGymError, printable, short_repr
 from ..json_text import TooDeepError, dumps, loads
+
+MAX_CODE_CHARS = 100
+"""An error frame's code is shown up to this many characters (OpenEnv's codes: ~20)."""
 
 
 class RemoteEnvError(SwiftGymError, RuntimeError):
     """The remote env could not be played: the server refused, went away or said nonsense."""
+
+
+class ServerDownError(RemoteEnvError, EnvUnavailableError):
+    """No server (of the pool) accepts a connection: the env server is down or unreachable."""
 
 
 class ProtocolError(RemoteEnvError):
@@ -50,8 +57,12 @@ def socket_url(base_url: str) -> str:
     """`http://host:8000/prefix` -> `ws://host:8000/prefix/ws` (https -> wss)."""
     parts = urlsplit(base_url)
     scheme = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}.get(parts.scheme)
-    if scheme is None or not parts.netloc:
+    if scheme is None or not parts.hostname:
         raise ValueError(f"{base_url!r} is not an http(s) or ws(s) URL")
+    try:
+        parts.port  # noqa: B018 (read to check it)
+    except ValueError:
+        raise ValueError(f"{base_url!r} has a port that is not a number from 0 to 65535") from None
     path = parts.path.rstrip("/")
     if not path.endswith("/ws"):
         path += "/ws"
@@ -94,22 +105,28 @@ def parse_frame(url: str, text: str | bytes) -> Observation:
         reward = 0.0
     if isinstance(reward, bool) or not isinstance(reward, (int, float)):
         raise ProtocolError(f"{url} sent reward {short_repr(reward, 40)}, not a number")
+    try:
+        reward = float(reward)  # an int of 400 digits: OverflowError
+    except OverflowError:
+        reward = math.inf
     if not math.isfinite(reward):
-        raise ProtocolError(f"{url} sent reward {reward}")
+        shown = short_repr(data.get("reward"), 40)
+        raise ProtocolError(f"{url} sent reward {shown}, not a finite number")
+    done = data.get("done")
+    if done is not None and not isinstance(done, bool):  # "false" would end the episode
+        raise ProtocolError(f"{url} sent done {short_repr(done, 40)}, not true or false")
     metadata = data.get("metadata")
     if not isinstance(metadata, dict) and isinstance(observation, dict):
         metadata = observation.get("metadata")  # openenv-core 0.3
     return Observation(
-        observation,
-        float(reward),
-        bool(data.get("done")),
-        metadata if isinstance(metadata, dict) else {},
+        observation, reward, bool(done), metadata if isinstance(metadata, dict) else {}
     )
 
 
 def _raise(url: str, code: Any, message: Any) -> Observation:
+    """A server's words, shown to people: bounded, control characters escaped."""
     raise ServerError(
         url,
-        code if isinstance(code, str) and code else "ERROR",
-        message[:2000] if isinstance(message, str) else short_repr(message, 200),
+        printable(code, MAX_CODE_CHARS) if isinstance(code, str) and code else "ERROR",
+        printable(message, 2000) if isinstance(message, str) else short_repr(message, 200),
     )

@@ -2,7 +2,8 @@
 
 Every wait is bounded (connecting, each answer), frames are bounded in size, and a server that
 goes away mid-episode ends that episode with a `RemoteEnvError` saying so: nothing else is
-affected, and no retry plays a step on a session the server never reset.
+affected, and no retry plays a step on a session the server never reset. An answer that does not
+come in time hangs up at once (no close handshake), so the error comes when the timeout says.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from .protocol import Observation, RemoteEnvError, close_frame, parse_frame
+from .protocol import Observation, RemoteEnvError, ServerDownError, close_frame, parse_frame
 
 MAX_FRAME_BYTES = 16 * 2**20
 """The largest frame read from a server (a bigger one closes the connection)."""
@@ -81,11 +82,13 @@ class Session:
                 proxy=None,
             )
         except asyncio.TimeoutError:
-            raise RemoteEnvError(
+            raise ServerDownError(
                 f"{self.url}: no connection within {self._connect_timeout:g}s"
             ) from None
         except OSError as error:
-            raise RemoteEnvError(f"{self.url}: cannot connect: {error.strerror or error}") from None
+            raise ServerDownError(
+                f"{self.url}: cannot connect: {error.strerror or error}"
+            ) from None
         except Exception as error:  # a handshake refused: 401, 403, 404, not a WebSocket...
             raise RemoteEnvError(f"{self.url}: {type(error).__name__}: {error}") from None
 
@@ -99,17 +102,24 @@ class Session:
             await self._socket.send(frame)
             answer = await _within(self._socket.recv(), self._answer_timeout)
         except asyncio.TimeoutError:
-            await self.close()
+            self._hang_up()
             raise RemoteEnvError(
                 f"{self.url}: no answer within {self._answer_timeout:g}s"
             ) from None
         except Exception as error:  # the server went away, or sent a frame too big
-            await self.close()
+            self._hang_up()
             raise RemoteEnvError(f"{self.url}: connection lost: {error}") from None
         observation = parse_frame(self.url, answer)
         if close_when_done and observation.done:
             await self.close()
         return observation
+
+    def _hang_up(self) -> None:
+        """Drop the connection now, with no goodbye: a server that did not answer in time may
+        not answer a close handshake either, and waiting for it would make the error late."""
+        socket, self._socket = self._socket, None
+        if socket is not None:
+            socket.transport.abort()
 
     async def close(self) -> None:
         """Say goodbye (best effort) and close; safe to call more than once."""

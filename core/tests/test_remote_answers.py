@@ -1,0 +1,160 @@
+"""What an OpenEnv server answers is untrusted: the `openenv` env against a scripted server, a
+real WebSocket server on 127.0.0.1 in a thread of the test process that answers the reset with
+an observation and each step with the next frame of its script (or never, for `SILENT`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("websockets")
+from websockets.asyncio.server import serve
+
+from swift_gym.remote.env import OpenEnvEnv
+from swift_gym.remote.protocol import ProtocolError, RemoteEnvError, ServerError
+
+SILENT = None
+"""A step the script never answers."""
+RESET = json.dumps({"type": "observation", "data": {"observation": {"text": "start"}}})
+
+
+class ScriptedServer:
+    """Answers the reset with `RESET`, then step i with `script[i]` (raw text, sent as is)."""
+
+    def __init__(self, script: list[str | None]) -> None:
+        self.script = list(script)
+        self.after_silence: list[str] = []
+        """Frames the client sent after a step that got no answer."""
+        self.close_received: Any = "connection still open"
+        """The client's close frame once the connection ended (None: it hung up without one)."""
+        self.ended = threading.Event()
+        self.loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        self._ready.wait(10)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(self._serve())
+
+    async def _serve(self) -> None:
+        self._stop = self.loop.create_future()
+        async with serve(self._handle, "127.0.0.1", 0) as server:
+            self.port = server.sockets[0].getsockname()[1]
+            self._ready.set()
+            await self._stop
+
+    async def _handle(self, connection: Any) -> None:
+        silent = False
+        try:
+            async for text in connection:
+                if silent:
+                    self.after_silence.append(text)
+                elif json.loads(text)["type"] == "reset":
+                    await connection.send(RESET)
+                elif self.script:
+                    answer = self.script.pop(0)
+                    silent = answer is SILENT
+                    if not silent:
+                        await connection.send(answer)
+        except Exception:  # the client hung up
+            pass
+        finally:
+            self.close_received = connection.protocol.close_rcvd
+            self.ended.set()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self._stop.set_result, None)
+        self.thread.join(10)
+
+
+@pytest.fixture()
+def scripted() -> Iterator[Any]:
+    servers: list[ScriptedServer] = []
+
+    def start(*script: str | None) -> ScriptedServer:
+        servers.append(ScriptedServer(list(script)))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def observation(**data: Any) -> str:
+    return json.dumps({"type": "observation", "data": {"observation": {"text": "x"}, **data}})
+
+
+def step_once(server: ScriptedServer, **config: Any) -> tuple[str, float, bool, dict]:
+    env = OpenEnvEnv({"base_url": server.url, **config})
+
+    async def play() -> tuple[str, float, bool, dict]:
+        await env.reset()
+        try:
+            return await env.step([{"role": "assistant", "content": "hi"}])
+        finally:
+            await env.close()
+
+    return asyncio.run(play())
+
+
+def test_a_reward_too_big_for_a_float_is_a_protocol_error(scripted: Any) -> None:
+    huge = '{"type": "observation", "data": {"observation": {}, "reward": 1' + "0" * 400 + "}}"
+    with pytest.raises(ProtocolError, match=r"sent reward 1000+\.\.\.0+, not a finite number"):
+        step_once(scripted(huge))
+    with pytest.raises(ProtocolError, match="sent reward inf, not a finite number"):
+        step_once(scripted(observation(reward=1e400)))
+    assert step_once(scripted(observation(reward=10**300)))[1] == 1e300
+
+
+@pytest.mark.parametrize("done", ["false", "true", 0, 1, [], {}])
+def test_done_that_is_not_a_boolean_is_a_protocol_error(scripted: Any, done: Any) -> None:
+    with pytest.raises(ProtocolError, match=r"sent done .*, not true or false"):
+        step_once(scripted(observation(done=done)))
+
+
+def test_done_missing_or_null_means_not_done(scripted: Any) -> None:
+    server = scripted(observation(), observation(done=None), observation(done=True))
+    env = OpenEnvEnv({"base_url": server.url})
+
+    async def play() -> list[bool]:
+        await env.reset()
+        return [(await env.step([{"role": "assistant", "content": "a"}]))[2] for _ in range(3)]
+
+    assert asyncio.run(play()) == [False, False, True]
+
+
+def test_an_error_frame_is_bounded_and_escaped(scripted: Any) -> None:
+    code = "\x1b]0;pwned\x07\x1b[2J" + "C" * 10_000
+    message = "bad\x1b[31m" + "m" * 10_000
+    frame = json.dumps({"type": "error", "data": {"code": code, "message": message}})
+    with pytest.raises(ServerError) as caught:
+        step_once(scripted(frame))
+    error = caught.value
+    assert error.code.startswith(r"\x1b]0;pwned\x07\x1b[2JCCC") and len(error.code) <= 4 * 100 + 3
+    assert str(error).isprintable() and len(str(error)) < 2500
+    assert r"bad\x1b[31mmmm" in str(error)
+
+
+def test_a_timeout_hangs_up_at_once_without_waiting_for_a_close_handshake(
+    scripted: Any,
+) -> None:
+    """A server that does not answer in time may not answer the close handshake either (an env
+    that blocks `swift-gym serve`'s loop): waiting for it made the timeout fire up to 3 s late."""
+    server = scripted(SILENT)
+    with pytest.raises(RemoteEnvError, match=r"no answer within 0\.5s"):
+        step_once(server, step_timeout=0.5)
+    assert server.ended.wait(10)
+    assert server.after_silence == []  # not even the protocol's close frame
+    assert server.close_received is None  # nor a WebSocket close handshake
