@@ -132,3 +132,12 @@ def test_the_rules():
     assert problem("a ] alone, and [1]") is None
     assert f"at most {MAX_BRACKETS}" in problem("[]" * (MAX_BRACKETS + 1))
     assert "'²'" in problem("x² is fine, [x²] is not")
+
+
+def test_every_game_s_sample_moves_keep_the_rules():
+    from swift_gym_textarena import games  # noqa: F401  (fills SAMPLE_MOVES)
+    from swift_gym_textarena.env import SAMPLE_MOVES
+
+    assert len(SAMPLE_MOVES) == 21
+    assert [move for moves in SAMPLE_MOVES.values() for move in moves if problem(move)] == []
+    assert problem("[afternoon Charlie X] and [" + "b" * 20 + "]") is None  # the longest moves
