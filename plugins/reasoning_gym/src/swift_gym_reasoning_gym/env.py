@@ -1,7 +1,8 @@
 """`ReasoningGymEnv`: one reasoning-gym task as a swift-gym env, scored by reasoning-gym.
 
 Reset plays the item the episode's seed picks (see `items`) and shows its question; each step
-reads the reply's `<answer>...</answer>` and scores it with the task's own `score_answer`.
+reads the reply's `<answer>...</answer>` and scores it with the task's own `score_answer`
+(`judge`: guarded where a scorer would run the answer, corrected where it pays non-answers).
 With `attempts` above 1, a wrong answer is told its score (never the answer) and gets another
 turn. reasoning-gym runs in a worker thread: a sudoku or zebra puzzle takes up to a second to
 make, and the event loop must not wait for it.
