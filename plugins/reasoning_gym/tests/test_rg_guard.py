@@ -7,7 +7,14 @@ import pytest
 
 import swift_gym
 from swift_gym_reasoning_gym import items
-from swift_gym_reasoning_gym.guard import EVALUATES, GUARDED, PARSES, expression_refusal
+from swift_gym_reasoning_gym.guard import (
+    EVALUATES,
+    FRACTIONS,
+    GUARDED,
+    PARSES,
+    exponent_refusal,
+    expression_refusal,
+)
 
 HOSTILE = [
     "__import__('pathlib').Path('{mark}').touch()",
@@ -27,7 +34,7 @@ async def answer(task, seed, text):
     return await env.step([{"role": "assistant", "content": f"<answer>{text}</answer>"}])
 
 
-@pytest.mark.parametrize("task", sorted(GUARDED))
+@pytest.mark.parametrize("task", sorted(EVALUATES | PARSES))
 async def test_code_and_huge_numbers_never_reach_the_scorer(task, tmp_path):
     mark = tmp_path / "ran"
     for text in HOSTILE:
@@ -80,3 +87,21 @@ def test_the_expression_rules():
     assert "too deep" in expression_refusal("((x**2 + 1)**2)**2")
     assert "too deep" in expression_refusal(" + ".join(["(9**99)**99"] * 5))
     assert EVALUATES.isdisjoint(PARSES)
+
+
+@pytest.mark.parametrize(
+    "text", ["1e10000000", "1E+0010000000", "3/4e-1_000_000_0", "1e\u0661\u0660\u0660\u0660\u0660"]
+)
+async def test_coin_flip_refuses_exponents_that_make_huge_powers_of_ten(text):
+    # Fraction("1e10000000") computes 10**10000000: 20 s holding the GIL, in the scorer
+    _, reward, _, info = await answer("coin_flip", 0, text)
+    assert (reward, info["status"]) == (0.0, "refused") and "exponent" in info["note"]
+
+
+async def test_coin_flip_takes_small_exponents():
+    env = swift_gym.make({"name": "reasoning_gym.coin_flip", "seed": 1})
+    await env.reset()
+    stored = float(env.stored_answer())
+    _, reward, _, info = await answer("coin_flip", 1, f"{stored * 10}e-1")
+    assert (reward, info["status"]) == (1.0, "correct")
+    assert exponent_refusal("0.5e-999") is None and FRACTIONS <= GUARDED

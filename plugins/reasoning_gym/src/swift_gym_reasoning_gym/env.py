@@ -1,7 +1,8 @@
 """`ReasoningGymEnv`: one reasoning-gym task as a swift-gym env, scored by reasoning-gym.
 
 Reset plays the item the episode's seed picks (see `items`) and shows its question; each step
-reads the reply's `<answer>...</answer>` and scores it with the task's own `score_answer`.
+reads the reply's `<answer>...</answer>` and scores it with the task's own `score_answer`
+(`judge`: guarded where a scorer would run the answer, corrected where it pays non-answers).
 With `attempts` above 1, a wrong answer is told its score (never the answer) and gets another
 turn. reasoning-gym runs in a worker thread: a sudoku or zebra puzzle takes up to a second to
 make, and the event loop must not wait for it.
@@ -17,11 +18,10 @@ from typing import Any, ClassVar
 from swift_gym import Env, EnvConfig, InvalidConfigError, reply_text
 from swift_gym.errors import ConfigProblem
 
-from .answers import read_answer
 from .derive import ReasoningGymConfig
-from .guard import refusal
 from .ids import VERIFIER_SCORED, env_name
-from .items import item_for, score
+from .items import item_for
+from .judge import judge
 from .rejections import rejection_problems
 
 OVER = "The episode is over; no more answers are scored. Start a new episode."
@@ -114,31 +114,23 @@ class ReasoningGymEnv(Env):
             await self._start()
         if self._done:
             return OVER, 0.0, True, self._info("episode_over", 0.0, None, None)
-        answer, scorable, note = read_answer(reply_text(messages))
-        refused = refusal(self._scorer_task(), answer, self._entry) if scorable else None
-        if refused is not None:  # a scorer that would run the answer as code: not called
-            scorable, note = False, refused
-        if scorable:
-            value, error = await asyncio.to_thread(
-                score, self._scorer_task(), self._dataset, answer, self._entry
-            )
-        else:
-            value, error = 0.0, None
+        judged = await asyncio.to_thread(
+            judge, self._scorer_task(), self._dataset, self._entry, reply_text(messages)
+        )
+        answer, value, note = judged.answer, judged.value, judged.note
         self._attempt += 1
         self._best = max(self._best, value)
         self._solved = value >= 1.0
         left = self.config.attempts - self._attempt
         self._done = self._solved or left <= 0
         status = "correct" if self._solved else ("no_answer" if answer is None else "wrong")
-        if refused is not None:
+        if judged.refused:
             status = "refused"
         reward = value if self._done else 0.0
-        return (
-            self._feedback(value, left, note),
-            reward,
-            self._done,
-            self._info(status, value, error, note),
-        )
+        info = self._info(status, value, judged.error, note)
+        if judged.corrected is not None:
+            info["scorer_score"], info["score_corrected"] = judged.scorer_value, judged.corrected
+        return self._feedback(value, left, note), reward, self._done, info
 
     def _feedback(self, value: float, left: int, note: str | None) -> str:
         """What the model reads after an answer: its score, never the stored answer."""

@@ -13,6 +13,10 @@ through only what the scorer can take safely: for the `eval` four, the expected 
 or a Python literal (`ast.literal_eval` parses it, so `eval` gives the same value); for the
 sympy five, a plain expression of numbers, one-letter symbols and listed functions, with small
 exponents that do not stack. Anything else scores 0 with a note, without calling the scorer.
+
+One more scorer makes a huge number of a short answer: coin_flip reads it with `Fraction`,
+which computes 10**exponent, so `1e10000000` holds the process for 20 s. Its answers may have
+exponents of at most `MAX_EXPONENT_DIGITS` digits.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ PARSES = frozenset(
     {"simple_integration", "intermediate_integration", "polynomial_multiplication", "puzzle24",
      "countdown"}
 )  # fmt: skip
-GUARDED = EVALUATES | PARSES
+FRACTIONS = frozenset({"coin_flip"})
+GUARDED = EVALUATES | PARSES | FRACTIONS
 
 FUNCTIONS = frozenset(
     {
@@ -36,6 +41,8 @@ FUNCTIONS = frozenset(
     }
 )  # fmt: skip
 """Names an expression may use besides one-letter symbols (what the stored answers use)."""
+MAX_EXPONENT_DIGITS = 3
+"""A probability written as `3.125e-1` needs one digit; `Fraction` takes up to 4,300."""
 MAX_TOKENS = 2000
 MAX_DIGITS = 30
 MAX_EXPONENT = 99
@@ -47,6 +54,7 @@ number to the power 99, twice, has about 300,000 digits; three times, 29 million
 
 _TOKEN = re.compile(r"\s+|\d+\.\d*|\.\d+|\d+|[A-Za-z][A-Za-z0-9]*|\*\*|[-+*/^(),=]")
 _POWER = ("**", "^")
+_FRACTION_EXPONENT = re.compile(r"[eE][-+]?([\d_]+)")  # Fraction's, with any Unicode digits
 
 
 def refusal(task: str, answer: str | None, entry: dict[str, Any]) -> str | None:
@@ -55,7 +63,17 @@ def refusal(task: str, answer: str | None, entry: dict[str, Any]) -> str | None:
         return None
     if task in EVALUATES:
         return _literal_refusal(answer, entry)
+    if task in FRACTIONS:
+        return exponent_refusal(answer)
     return expression_refusal(answer)
+
+
+def exponent_refusal(text: str) -> str | None:
+    """Why `Fraction(text)` would make too large a power of ten, or None."""
+    for match in _FRACTION_EXPONENT.finditer(text):
+        if len(match.group(1).replace("_", "").lstrip("0")) > MAX_EXPONENT_DIGITS:
+            return f"an exponent has more than {MAX_EXPONENT_DIGITS} digits"
+    return None
 
 
 def _literal_refusal(answer: str, entry: dict[str, Any]) -> str | None:

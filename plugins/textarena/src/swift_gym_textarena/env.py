@@ -2,9 +2,11 @@
 
 The game is TextArena's unwrapped (`-raw`) env for a listed id, so what the model reads is
 built here (observations.py) rather than by TextArena's history-accumulating wrapper. Each
-reply goes to the game as it is (TextArena's games look for their `[move]` in the text); the
-game's invalid-move rule applies as TextArena defines it: the first invalid move of a run is
-told and may be retried, the next one ends the game with the game's own reward.
+reply goes to the game as it is (TextArena's games look for their `[move]` in the text), unless
+it is too long or holds moves no game can read safely (moves.py): then it is an invalid move
+and the game is not called. The game's invalid-move rule applies as TextArena defines it: the
+first invalid move of a run is told and may be retried, the next one ends the game with the
+game's own reward.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, ClassVar
 from swift_gym import Env, EnvConfig
 from swift_gym.replies import reply_text
 
-from . import sandbox
+from . import moves, sandbox
 from .config import TextArenaConfig
 from .ids import TA_IDS
 from .observations import Batch, Messages, render
@@ -135,13 +137,10 @@ class TextArenaEnv(Env):
         if self._done:
             return OVER, 0.0, True, self._info("episode_over", valid=False)
         text = reply_text(messages)
-        if len(text) > self.config.max_reply_chars:
+        refused = self._unreadable(text)
+        if refused is not None:  # the game is not called
             self._invalid += 1
-            event = (
-                f"Your reply has {len(text)} characters; at most {self.config.max_reply_chars} "
-                "are read. Answer briefly with your move in square brackets."
-            )
-            observation = f"{event}\n\n{render(self._messages, Batch(), 'current')}"
+            observation = f"{refused}\n\n{render(self._messages, Batch(), 'current')}"
             return observation, 0.0, False, self._info("invalid_action", valid=False)
         text = text.encode("utf-8", "replace").decode("utf-8")  # no lone surrogates
         errors_before = getattr(self._game.state, "error_count", 0)
@@ -163,6 +162,15 @@ class TextArenaEnv(Env):
             observation += "\n\n" + self._ending_text()
         status = "invalid_action" if invalid else ("game_over" if done else "ok")
         return observation, reward, done, self._info(status, valid=not invalid)
+
+    def _unreadable(self, text: str) -> str | None:
+        """Why no game may read `text` (too long, or moves no game can read safely: moves.py)."""
+        if len(text) > self.config.max_reply_chars:
+            return (
+                f"Your reply has {len(text)} characters; at most {self.config.max_reply_chars} "
+                "are read. Answer briefly with your move in square brackets."
+            )
+        return moves.problem(text)
 
     def _final_reward(self, ending: Any) -> float:
         """The game's reward for player 0; a value that is not a finite number counts 0."""
