@@ -219,3 +219,37 @@ def test_the_library_installs_no_signal_handler() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "True True\n"
+
+
+SNAKE = ["SFFFFF", "HHHHHF", "FFFFFF", "FHHHHH", "FFFFFF", "HHHHHG"]
+"""A FrozenLake map whose only path is 20 moves long: 10 turns cut every episode off."""
+
+
+def test_without_max_turns_each_episode_gets_its_envs_horizon() -> None:
+    snake = {"name": "frozen_lake", "map": SNAKE}
+    natural = swift_gym.evaluate(snake, "oracle", episodes=5)
+    assert natural.success_rate == 1.0
+    assert natural.cut_off == 0
+    assert natural.turn_limits == [20]
+    assert {record["max_turns"] for record in natural.records} == {20}
+    capped = swift_gym.evaluate({"name": "frozen_lake", "max_steps": 3}, "random", episodes=5)
+    assert capped.turn_limits == [3]
+    default = swift_gym.evaluate("frozen_lake", "random", episodes=5)
+    assert default.turn_limits == [10]  # ms-swift's recipe on the default 4x4 maps
+    given = swift_gym.evaluate(snake, "oracle", episodes=5, max_turns=10)
+    assert given.success_rate == 0.0
+    assert given.cut_off == 5 == given.statuses["max_turns"]
+    assert given.turn_limits == [10]
+
+
+@pytest.mark.parametrize("hint", [0, -1, 2.5, True, "7"])
+def test_a_bad_horizon_fails_the_episode_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch, hint: Any
+) -> None:
+    from swift_gym_frozen_lake import FrozenLakeEnv
+
+    monkeypatch.setattr(FrozenLakeEnv, "max_turns_hint", lambda self: hint)  # in-process unit
+    result = swift_gym.evaluate("frozen_lake", "oracle", episodes=2)
+    assert result.statuses == {"error": 2}
+    error = result.records[0]["error"]
+    assert f"max_turns_hint() returned {hint!r}" in error and "a whole number" in error

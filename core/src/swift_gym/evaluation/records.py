@@ -2,10 +2,11 @@
 `EvalResult.save` and `swift-gym eval -o` write and `EvalResult.load`, `replay` and `report` read.
 
 Each line is one episode:
-`index`, `env`, `seed`, `env_config`, `policy`, `system_prompt`, `observation` (the first),
-`reset_info`, `turns` (each: `turn`, `reply`, `action`, `valid_action`, `observation`, `reward`,
-`done`, `info`), `num_turns`, `total_reward`, `success`, `status` and `error` (why the episode
-failed, or null). An episode the run stopped before has status `NOT_PLAYED`, no turns and a null
+`index`, `env`, `seed`, `env_config`, `policy`, `max_turns` (the episode's turn limit),
+`system_prompt`, `observation` (the first), `reset_info`, `turns` (each: `turn`, `reply`,
+`action`, `valid_action`, `observation`, `reward`, `done`, `info`), `num_turns`,
+`total_reward`, `success`, `status` and `error` (why the episode failed, or null). An episode
+the run stopped before has status `NOT_PLAYED`, no turns and a null
 error. Lines are written in `index` order as soon as the episodes before them end, so an
 interrupted run keeps a usable prefix.
 """
@@ -34,6 +35,7 @@ def new_record(index: int, env: str, env_config: dict[str, Any], policy: str) ->
         "seed": env_config.get("seed"),
         "env_config": env_config,
         "policy": policy,
+        "max_turns": None,
         "system_prompt": None,
         "observation": None,
         "reset_info": None,
@@ -52,8 +54,8 @@ def not_played(index: int, env: str, env_config: dict[str, Any], policy: str) ->
 
 
 SUMMARY_FIELDS = (
-    "index", "env", "seed", "policy", "total_reward", "num_turns", "success", "status", "error",
-    "training",
+    "index", "env", "seed", "policy", "max_turns", "total_reward", "num_turns", "success",
+    "status", "error", "training",
 )  # fmt: skip
 
 
