@@ -73,10 +73,10 @@ def print_summary(
     out.print(table)
     for error, count in summary["errors"].items():
         out.print(Text.assemble((f"  {count} x ", "red"), visible.rich(error)))
-    if per_env is not None and len(per_env) > 1:
-        print_per_env(per_env)
     if cut_off:
         out.print(Text(cut_off, style="yellow"))
+    if per_env is not None and len(per_env) > 1:
+        print_per_env(per_env)
     if stopped:
         out.print(Text.assemble(("stopped early: ", "bold red"), visible.rich(stopped)))
     if output:
