@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -227,3 +228,23 @@ def test_json_says_which_env_policy_and_turn_limit_were_played() -> None:
     assert summary["env"] == "frozen_lake"
     assert summary["policy"] == "random"
     assert summary["max_turns"] == 10  # frozen_lake's horizon on its default 4x4 map
+
+
+def test_two_configs_of_one_env_get_a_row_each_in_the_per_env_table(tmp_path: Path) -> None:
+    data = tmp_path / "sizes.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"env_config": {"name": "frozen_lake", "seed": seed, "size": size}}) + "\n"
+            for seed in range(3)
+            for size in (4, 6)
+        )
+    )
+    shown = run("eval", "--dataset", str(data), "--policy", "oracle")
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(r"frozen_lake size=4 +3 +1\.000", shown.stdout)
+    assert re.search(r"frozen_lake size=6 +3 +1\.000", shown.stdout)
+    per_env = summary_of(run("eval", "--dataset", str(data), "--policy", "oracle", "--json"))
+    assert {env: s["episodes"] for env, s in per_env["per_env"].items()} == {
+        "frozen_lake size=4": 3,
+        "frozen_lake size=6": 3,
+    }

@@ -253,3 +253,40 @@ def test_a_bad_horizon_fails_the_episode_with_the_reason(
     assert result.statuses == {"error": 2}
     error = result.records[0]["error"]
     assert f"max_turns_hint() returned {hint!r}" in error and "a whole number" in error
+
+
+@pytest.mark.parametrize("keep_records", [True, False])
+def test_two_configs_of_one_env_are_two_rows_per_env(keep_records: bool) -> None:
+    configs = [{"name": "frozen_lake"}, {"name": "frozen_lake", "size": 6}]
+    result = swift_gym.evaluate(configs, "oracle", episodes=4, keep_records=keep_records)
+    assert set(result.per_env) == {"frozen_lake", "frozen_lake size=6"}
+    assert [summary["episodes"] for summary in result.per_env.values()] == [4, 4]
+
+
+def test_group_labels_name_the_served_env_and_only_the_fields_that_differ() -> None:
+    from swift_gym.evaluation.groups import MAX_CONFIGS, group_labels
+
+    def remote(seed: int, **served: Any) -> dict[str, Any]:
+        config = {"name": "openenv", "seed": seed, "base_url": f"http://127.0.0.1:{8000 + seed}",
+                  "env_config": {"name": "frozen_lake", "seed": seed, **served}}  # fmt: skip
+        return {"env": "openenv", "env_config": config}
+
+    records = [
+        remote(0), remote(1), remote(2, size=6),
+        {"env": "taxi", "env_config": {"name": "taxi", "seed": 0, "rainy": True, "x": "a" * 99}},
+        {"env": "taxi", "env_config": {"name": "taxi", "seed": 1, "rainy": True}},
+        {"env": "openenv", "env_config": {"name": "openenv", "base_url": "http://127.0.0.1:1"}},
+    ]  # fmt: skip
+    assert (
+        group_labels(records)
+        == [
+            "frozen_lake via openenv",
+            "frozen_lake via openenv",  # another server of the pool plays the same env
+            "frozen_lake via openenv size=6",
+            f"taxi x={json.dumps('a' * 99)[:39]}…",
+            "taxi",
+            "openenv",
+        ]
+    )
+    per_row = [{"env": "lake", "env_config": {"map": [str(n)]}} for n in range(MAX_CONFIGS + 1)]
+    assert set(group_labels(per_row)) == {"lake"}  # a config per row: one row, not hundreds

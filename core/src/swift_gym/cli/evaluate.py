@@ -159,7 +159,9 @@ def evaluate(
         raise SystemExit(EXIT_PROBLEMS) from None
     label = name if name else dataset.name if dataset else ""
     limits = turn_limits_text(result.turn_limits)
-    title = f"{label} with policy {policy}: {result.total} episodes, at most {limits} turns"
+    settings = chosen.settings() if policy == "openai" else None
+    model = f" ({settings['model']} at {settings['base_url']})" if settings else ""
+    title = f"{label} with policy {policy}{model}: {result.total} episodes, at most {limits} turns"
     if policy == "openai":
         title += f" of at most {max_tokens} tokens"
     summary = result.summary
@@ -168,6 +170,7 @@ def evaluate(
     extra = {
         "env": label or None,
         "policy": policy,
+        "policy_settings": settings,
         "max_turns": limit,
         "cut_off": result.cut_off,
         "cut_off_hint": cut_off_hint(result.cut_off, limits),

@@ -88,6 +88,10 @@ async def run_episode(
     """Play `spec` with `policy`, at most `max_turns` replies (None: see `turn_limit`); the
     trajectory record (see `records`)."""
     record = new_record(spec.index, spec.env, spec.env_config, policy.name)
+    settings = getattr(policy, "settings", None)
+    if callable(settings):
+        record["policy_settings"] = settings()
+    detailed = getattr(policy, "reply_with_details", None)
     turns: list[dict[str, Any]] = record["turns"]
     env: Env | None = None
     info: Mapping[str, Any] = {}
@@ -107,7 +111,11 @@ async def run_episode(
         rng = episode_rng(spec)
         while not done and len(turns) < limit:
             stage = "the policy"
-            reply = await policy.reply(env, messages, rng)
+            details: dict[str, Any] = {}
+            if callable(detailed):
+                reply, details = await detailed(env, messages, rng)
+            else:
+                reply = await policy.reply(env, messages, rng)
             messages.append({"role": "assistant", "content": reply})
             stage = "step()"
             observation, reward, done, info = await env.step(messages)
@@ -123,6 +131,7 @@ async def run_episode(
                     "reward": reward,
                     "done": bool(done),
                     "info": info,
+                    **details,
                 }
             )
     except PolicyError as error:
