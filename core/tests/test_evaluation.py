@@ -290,3 +290,15 @@ def test_group_labels_name_the_served_env_and_only_the_fields_that_differ() -> N
     )
     per_row = [{"env": "lake", "env_config": {"map": [str(n)]}} for n in range(MAX_CONFIGS + 1)]
     assert set(group_labels(per_row)) == {"lake"}  # a config per row: one row, not hundreds
+
+
+def test_only_bounded_fields_of_a_servers_answer_reach_a_turns_record() -> None:
+    from swift_gym.evaluation.openai import public_url, reply_details
+
+    usage = {"prompt_tokens": -1, "completion_tokens": True, "total_tokens": 2**70}
+    assert reply_details({"choices": [{"finish_reason": 7}], "usage": usage}) == {}
+    long = {"choices": [{"finish_reason": "x" * 500}], "usage": {"total_tokens": 12}}
+    assert reply_details(long) == {"finish_reason": "x" * 100, "usage": {"total_tokens": 12}}
+    assert reply_details(["not", "a", "dict"]) == {}
+    secret = "https://me:s3cret@api.example.com:8443/v1?key=s3cret#x"
+    assert public_url(secret) == "https://api.example.com:8443/v1"

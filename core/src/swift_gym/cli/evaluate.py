@@ -158,10 +158,12 @@ def evaluate(
         _show_bad_rows(error)
         raise SystemExit(EXIT_PROBLEMS) from None
     label = name if name else dataset.name if dataset else ""
-    limits = turn_limits_text(result.turn_limits)
+    limits = turn_limits_text(result.turn_limits or ([max_turns] if max_turns else []))
     settings = chosen.settings() if policy == "openai" else None
     model = f" ({settings['model']} at {settings['base_url']})" if settings else ""
-    title = f"{label} with policy {policy}{model}: {result.total} episodes, at most {limits} turns"
+    title = f"{label} with policy {policy}{model}: {result.total} episodes"
+    if limits:
+        title += f", at most {limits} turns"
     if policy == "openai":
         title += f" of at most {max_tokens} tokens"
     summary = result.summary
@@ -191,9 +193,10 @@ def evaluate(
 
 
 def turn_limits_text(limits: list[int]) -> str:
-    """The run's turn limit: "10", or "10 to 20" when the envs' horizons differ."""
+    """The run's turn limit: "10", "10 to 20" when the envs' horizons differ, or "" when no
+    episode got as far as its env."""
     if not limits:
-        return "?"
+        return ""
     return str(limits[0]) if len(limits) == 1 else f"{limits[0]} to {limits[-1]}"
 
 

@@ -98,7 +98,7 @@ def reply_details(payload: Any) -> dict[str, Any]:
         counts = {
             name: usage[name]
             for name in USAGE_FIELDS
-            if isinstance(usage.get(name), int) and not isinstance(usage[name], bool)
+            if type(usage.get(name)) is int and 0 <= usage[name] < 2**63
         }
         if counts:
             details["usage"] = counts
