@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -205,3 +206,45 @@ def test_an_env_that_raises_fails_only_its_episodes(
     human = run("eval", "fragile", "--policy", "oracle", "-n", "6", env=toy_site)
     assert human.returncode == 1
     assert "3 x step() raised ValueError: odd seed" in human.stdout
+
+
+def test_the_envs_horizon_is_the_default_and_cut_off_episodes_are_told(tmp_path: Path) -> None:
+    snake = 'map=["SFFFFF", "HHHHHF", "FFFFFF", "FHHHHH", "FFFFFF", "HHHHHG"]'  # 20 moves
+    args = ("eval", "frozen_lake", "--policy", "oracle", "-n", "6", "--set", snake)
+    natural = summary_of(run(*args, "--json"))
+    assert natural["success_rate"] == 1.0 and natural["max_turns"] == 20
+    assert natural["cut_off"] == 0 and natural["cut_off_hint"] is None
+    cut = run(*args, "--max-turns", "10")
+    assert cut.returncode == 0, cut.stderr
+    assert "at most 10 turns" in cut.stdout
+    assert "6 episodes were cut off at max_turns (10): raise it with --max-turns N" in cut.stdout
+    summary = summary_of(run(*args, "--max-turns", "10", "--json"))
+    assert summary["cut_off"] == 6 and summary["max_turns"] == 10
+    assert "--max-turns" in summary["cut_off_hint"]
+
+
+def test_json_says_which_env_policy_and_turn_limit_were_played() -> None:
+    summary = summary_of(run("eval", "frozen_lake", "--policy", "random", "-n", "3", "--json"))
+    assert summary["env"] == "frozen_lake"
+    assert summary["policy"] == "random"
+    assert summary["max_turns"] == 10  # frozen_lake's horizon on its default 4x4 map
+
+
+def test_two_configs_of_one_env_get_a_row_each_in_the_per_env_table(tmp_path: Path) -> None:
+    data = tmp_path / "sizes.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"env_config": {"name": "frozen_lake", "seed": seed, "size": size}}) + "\n"
+            for seed in range(3)
+            for size in (4, 6)
+        )
+    )
+    shown = run("eval", "--dataset", str(data), "--policy", "oracle")
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(r"frozen_lake size=4 +3 +1\.000", shown.stdout)
+    assert re.search(r"frozen_lake size=6 +3 +1\.000", shown.stdout)
+    per_env = summary_of(run("eval", "--dataset", str(data), "--policy", "oracle", "--json"))
+    assert {env: s["episodes"] for env, s in per_env["per_env"].items()} == {
+        "frozen_lake size=4": 3,
+        "frozen_lake size=6": 3,
+    }

@@ -250,3 +250,52 @@ def test_an_unset_api_key_variable_is_a_usage_error() -> None:
     )
     assert result.returncode == 2
     assert "--api-key-env MY_KEY: that variable is not set" in result.stderr
+
+
+def test_records_say_which_model_and_settings_and_what_each_turn_cost(
+    serve: Callable[[Answer], Server], tmp_path: Path
+) -> None:
+    def accounted(body: dict[str, Any], number: int) -> tuple[int, Any]:
+        payload = completion(solve_reply(body["messages"][-1]["content"]))
+        payload["choices"][0]["finish_reason"] = "length" if number == 1 else "stop"
+        payload["usage"] = {"prompt_tokens": 100 + number, "completion_tokens": 7,
+                            "total_tokens": 107 + number, "injected": "x" * 10_000}  # fmt: skip
+        return 200, payload
+
+    server = serve(accounted)
+    keyed = server.url.replace("http://", "http://user:s3cret@")
+    out = tmp_path / "t.jsonl"
+    result = run(
+        "eval", "frozen_lake", "--policy", "openai", "--base-url", keyed,
+        "--model", "m1", "-n", "3", "--concurrency", "1", "--temperature", "0.25",
+        "--max-tokens", "64", "-o", str(out), "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    settings = {"model": "m1", "base_url": server.url, "temperature": 0.25, "max_tokens": 64}
+    summary = json.loads(result.stdout)
+    assert (summary["env"], summary["policy"]) == ("frozen_lake", "openai")
+    assert summary["policy_settings"] == settings
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert all(record["policy_settings"] == settings for record in records)
+    assert "s3cret" not in out.read_text() and "s3cret" not in result.stdout
+    turns = [turn for record in records for turn in record["turns"]]
+    assert turns[0]["finish_reason"] == "length"
+    assert {turn["finish_reason"] for turn in turns[1:]} == {"stop"}
+    assert turns[0]["usage"] == {"prompt_tokens": 101, "completion_tokens": 7, "total_tokens": 108}
+    assert all(set(turn["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens"}
+               for turn in turns)  # fmt: skip
+
+
+def test_turns_hold_no_usage_when_the_server_gives_none(
+    serve: Callable[[Answer], Server], tmp_path: Path
+) -> None:
+    server = serve(solver)
+    out = tmp_path / "t.jsonl"
+    result = run("eval", "frozen_lake", "--policy", "openai", "--base-url", server.url,
+                 "-n", "2", "-o", str(out))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert records[0]["policy_settings"]["model"] == "scripted"  # the one the server lists
+    assert records[0]["policy_settings"]["temperature"] is None  # the server's default
+    for turn in (turn for record in records for turn in record["turns"]):
+        assert "usage" not in turn and "finish_reason" not in turn

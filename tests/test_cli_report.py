@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -229,3 +231,22 @@ def test_a_report_on_training_steps_of_2_to_the_53_or_more_ends(
     html = out.read_text()
     assert 'aria-label="success rate over training, run A"' in html
     assert f"<title>all: step {steps[-1]:g}" in html
+
+
+def test_two_configs_of_one_env_are_two_rows_per_env(tmp_path: Path) -> None:
+    runs = []
+    for policy in ("random", "oracle"):
+        path = tmp_path / f"{policy}.jsonl"
+        code = (
+            "import swift_gym; swift_gym.evaluate([{'name': 'frozen_lake'}, {'name': "
+            f"'frozen_lake', 'size': 6}}], {policy!r}, episodes=10, output={str(path)!r})"
+        )
+        made = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert made.returncode == 0, made.stderr
+        runs.append(str(path))
+    out = tmp_path / "configs.html"
+    assert run("report", *runs, "-o", str(out)).returncode == 0
+    page = Page(out.read_text())
+    for label in ("frozen_lake", "frozen_lake size=6"):
+        cells = row(page, "per-env", label)
+        assert "10 episodes" in cells[1] and "10 episodes" in cells[2]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -196,11 +197,22 @@ def test_baked_packages_install_and_pass_their_own_tests(bake, tmp_path: Path) -
     )
     assert listed.returncode == 0, listed.stderr
     assert {"maze_walker", LONG_NAME} <= set(json.loads(listed.stdout))
+    for policy in ("random", "oracle"):  # the baselines eval offers, on the baked env
+        evaluated = run("-m", "swift_gym", "eval", "maze_walker", "--policy", policy, "-n", "20",
+                        "--json")  # fmt: skip
+        assert evaluated.returncode == 0, evaluated.stderr
+        summary = json.loads(evaluated.stdout)
+        assert summary["episodes"] == 20 and summary["failed_episodes"] == 0
+        assert summary["invalid_action_rate"] == 0.0  # judged (valid_action), and all valid
+        assert summary["cut_off"] == 0  # the env's horizon (max_guesses) is the turn limit
+    assert summary["success_rate"] == 1.0  # the oracle's
 
 
-def swift_gym_new(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def swift_gym_new(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """`swift-gym new ...` in a new process, with cookiecutter's files kept in `tmp_path`."""
-    env = {**os.environ, "COOKIECUTTER_CONFIG": str(cookiecutter_config(tmp_path))}
+    env = {**(env or os.environ), "COOKIECUTTER_CONFIG": str(cookiecutter_config(tmp_path))}
     command = [sys.executable, "-m", "swift_gym", "new", *args]
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
 
@@ -222,3 +234,59 @@ def test_swift_gym_new_refuses_a_bad_name_with_the_hooks_message(tmp_path: Path)
     assert "Try: env_name=maze_walker" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "new").exists() or not any((tmp_path / "new").iterdir())
+
+
+SHIPPED = sorted(
+    path.parent.name
+    for path in (REPO / "plugins").glob("*/pyproject.toml")
+    if path.parent.name != "template"
+)
+
+
+@pytest.mark.parametrize("env_name", [*SHIPPED, "frozen__lake"])
+def test_names_of_shipped_distributions_are_refused(bake, capfd, env_name) -> None:
+    tomllib = pytest.importorskip("tomllib")
+    owner = {
+        re.sub(r"[-_.]+", "-", name): name
+        for name in (
+            tomllib.loads((REPO / "plugins" / plugin / "pyproject.toml").read_text())["project"][
+                "name"
+            ]
+            for plugin in SHIPPED
+        )
+    }
+    distribution = re.sub(r"[-_.]+", "-", f"swift-gym-{env_name}")
+    if distribution not in owner:
+        pytest.skip(f"{distribution} is no shipped distribution")
+    with pytest.raises(FailedHookException):
+        bake(env_name=env_name)
+    message = capfd.readouterr().err
+    assert f"ERROR: env_name {env_name!r} is taken: " in message
+    assert f"the distribution {owner[distribution]} ships with swift-gym" in message
+    assert f"Try: env_name=my_{re.sub('_+', '_', env_name)}" in message
+
+
+def fake_installed(site: Path, distribution: str, envs: dict[str, str]) -> None:
+    """A distribution's metadata in `site`, as pip leaves it (nothing importable)."""
+    info = site / f"{distribution.replace('-', '_')}-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.1.0\n")
+    lines = "".join(f"{name} = {target}\n" for name, target in envs.items())
+    (info / "entry_points.txt").write_text(f"[swift_gym.envs]\n{lines}")
+
+
+def test_swift_gym_new_refuses_names_an_installed_distribution_owns(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    fake_installed(site, "swift-gym-maze-walker", {"maze_runner": "swift_gym_maze:MazeEnv"})
+    environ = {**os.environ, "PYTHONPATH": str(site)}
+    out = tmp_path / "new"
+    for env_name, reason in [
+        ("maze_walker", "the distribution swift-gym-maze-walker is installed"),
+        ("maze_runner", "the env maze_runner is registered by swift-gym-maze-walker"),
+    ]:
+        result = swift_gym_new(tmp_path, env_name, "-o", str(out), env=environ)
+        assert result.returncode == 2, result.stderr
+        assert f"ERROR: env_name {env_name!r} is taken: {reason}" in result.stderr
+        assert f"Try: env_name=my_{env_name}" in result.stderr
+        assert not out.exists() or not any(out.iterdir())
+    assert swift_gym_new(tmp_path, "maze_walker", "-o", str(out)).returncode == 0  # not installed

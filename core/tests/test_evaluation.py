@@ -219,3 +219,86 @@ def test_the_library_installs_no_signal_handler() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "True True\n"
+
+
+SNAKE = ["SFFFFF", "HHHHHF", "FFFFFF", "FHHHHH", "FFFFFF", "HHHHHG"]
+"""A FrozenLake map whose only path is 20 moves long: 10 turns cut every episode off."""
+
+
+def test_without_max_turns_each_episode_gets_its_envs_horizon() -> None:
+    snake = {"name": "frozen_lake", "map": SNAKE}
+    natural = swift_gym.evaluate(snake, "oracle", episodes=5)
+    assert natural.success_rate == 1.0
+    assert natural.cut_off == 0
+    assert natural.turn_limits == [20]
+    assert {record["max_turns"] for record in natural.records} == {20}
+    capped = swift_gym.evaluate({"name": "frozen_lake", "max_steps": 3}, "random", episodes=5)
+    assert capped.turn_limits == [3]
+    default = swift_gym.evaluate("frozen_lake", "random", episodes=5)
+    assert default.turn_limits == [10]  # ms-swift's recipe on the default 4x4 maps
+    given = swift_gym.evaluate(snake, "oracle", episodes=5, max_turns=10)
+    assert given.success_rate == 0.0
+    assert given.cut_off == 5 == given.statuses["max_turns"]
+    assert given.turn_limits == [10]
+
+
+@pytest.mark.parametrize("hint", [0, -1, 2.5, True, "7"])
+def test_a_bad_horizon_fails_the_episode_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch, hint: Any
+) -> None:
+    from swift_gym_frozen_lake import FrozenLakeEnv
+
+    monkeypatch.setattr(FrozenLakeEnv, "max_turns_hint", lambda self: hint)  # in-process unit
+    result = swift_gym.evaluate("frozen_lake", "oracle", episodes=2)
+    assert result.statuses == {"error": 2}
+    error = result.records[0]["error"]
+    assert f"max_turns_hint() returned {hint!r}" in error and "a whole number" in error
+
+
+@pytest.mark.parametrize("keep_records", [True, False])
+def test_two_configs_of_one_env_are_two_rows_per_env(keep_records: bool) -> None:
+    configs = [{"name": "frozen_lake"}, {"name": "frozen_lake", "size": 6}]
+    result = swift_gym.evaluate(configs, "oracle", episodes=4, keep_records=keep_records)
+    assert set(result.per_env) == {"frozen_lake", "frozen_lake size=6"}
+    assert [summary["episodes"] for summary in result.per_env.values()] == [4, 4]
+
+
+def test_group_labels_name_the_served_env_and_only_the_fields_that_differ() -> None:
+    from swift_gym.evaluation.groups import MAX_CONFIGS, group_labels
+
+    def remote(seed: int, **served: Any) -> dict[str, Any]:
+        config = {"name": "openenv", "seed": seed, "base_url": f"http://127.0.0.1:{8000 + seed}",
+                  "env_config": {"name": "frozen_lake", "seed": seed, **served}}  # fmt: skip
+        return {"env": "openenv", "env_config": config}
+
+    records = [
+        remote(0), remote(1), remote(2, size=6),
+        {"env": "taxi", "env_config": {"name": "taxi", "seed": 0, "rainy": True, "x": "a" * 99}},
+        {"env": "taxi", "env_config": {"name": "taxi", "seed": 1, "rainy": True}},
+        {"env": "openenv", "env_config": {"name": "openenv", "base_url": "http://127.0.0.1:1"}},
+    ]  # fmt: skip
+    assert (
+        group_labels(records)
+        == [
+            "frozen_lake via openenv",
+            "frozen_lake via openenv",  # another server of the pool plays the same env
+            "frozen_lake via openenv size=6",
+            f"taxi x={json.dumps('a' * 99)[:39]}…",
+            "taxi",
+            "openenv",
+        ]
+    )
+    per_row = [{"env": "lake", "env_config": {"map": [str(n)]}} for n in range(MAX_CONFIGS + 1)]
+    assert set(group_labels(per_row)) == {"lake"}  # a config per row: one row, not hundreds
+
+
+def test_only_bounded_fields_of_a_servers_answer_reach_a_turns_record() -> None:
+    from swift_gym.evaluation.openai import public_url, reply_details
+
+    usage = {"prompt_tokens": -1, "completion_tokens": True, "total_tokens": 2**70}
+    assert reply_details({"choices": [{"finish_reason": 7}], "usage": usage}) == {}
+    long = {"choices": [{"finish_reason": "x" * 500}], "usage": {"total_tokens": 12}}
+    assert reply_details(long) == {"finish_reason": "x" * 100, "usage": {"total_tokens": 12}}
+    assert reply_details(["not", "a", "dict"]) == {}
+    secret = "https://me:s3cret@api.example.com:8443/v1?key=s3cret#x"
+    assert public_url(secret) == "https://api.example.com:8443/v1"

@@ -75,3 +75,14 @@ class Env(ABC):
         `<action>` tags and prose).
         """
         return ()
+
+    def max_turns_hint(self) -> int | None:
+        """The episode's natural horizon with this config: the most replies it should get.
+
+        `swift-gym eval` and `swift_gym.evaluate` end an episode after this many replies when
+        no max_turns is given; the default, None, leaves them at 10 (ms-swift's FrozenLake
+        recipe). Return the game's own limit (a time limit, a number of attempts), so that an
+        episode the game would still finish is not cut off. ms-swift never calls it: its
+        `--max_turns` is the trainer's, to be set at least this high by hand.
+        """
+        return None

@@ -152,3 +152,14 @@ async def test_a_cached_item_is_handed_out_as_a_copy():
     other = make("chain_sum", seed=1)
     await other.reset()
     assert other.stored_answer() != "spoiled"
+
+
+def test_the_attempts_are_evals_default_turn_limit():
+    def always_wrong(messages, env):
+        return "<answer>-1</answer>"
+
+    rows = [{"env_config": {"seed": 2, "attempts": 12}}] * 2
+    result = swift_gym.evaluate("reasoning_gym.leg_counting", always_wrong, dataset=rows)
+    assert result.cut_off == 0  # not cut at 10: every attempt was played
+    assert [record["num_turns"] for record in result.records] == [12, 12]
+    assert make("leg_counting", attempts=3).max_turns_hint() == 3

@@ -182,3 +182,18 @@ def test_each_id_config_defaults_to_what_textarena_registers():
             assert config.game_kwargs() == dict(sorted(registered.items())), ta_id
     tuned = env_class("Sudoku-v0-hard").config_model(clues=30)
     assert tuned.game_kwargs() == {"clues": 30, "max_turns": 100}
+
+
+@pytest.mark.parametrize(
+    "name", ["textarena.TowerOfHanoi-v0-medium", "textarena.TowerOfHanoi-v0-hard"]
+)
+def test_the_games_turn_limit_is_evals_default_so_the_oracle_finishes(name):
+    result = swift_gym.evaluate(name, "oracle", episodes=2)  # 15 and 31 moves: past 10
+    assert result.success_rate == 1.0 and result.cut_off == 0
+    env = swift_gym.make(name)
+    assert env.max_turns_hint() == 2 * env.config.resolved()["max_turns"]  # a retry each
+    assert swift_gym.make(name, max_turns=3).max_turns_hint() == 6
+
+
+def test_a_game_without_a_turn_limit_leaves_evals_default():
+    assert swift_gym.make("textarena.2048-v0").max_turns_hint() is None

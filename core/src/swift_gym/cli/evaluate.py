@@ -58,8 +58,9 @@ DEFAULT_RETRIES = defaults.RETRIES
     "the env of rows without env_config.name).",
 )  # fmt: skip
 @click.option(
-    "--max-turns", type=click.IntRange(min=1), default=defaults.MAX_TURNS, show_default=True,
-    help="Replies per episode at most, like ms-swift's --max_turns.",
+    "--max-turns", type=click.IntRange(min=1),
+    help="Replies per episode at most, like ms-swift's --max_turns [default: the env's natural "
+    f"horizon (Env.max_turns_hint), else {defaults.MAX_TURNS}].",
 )  # fmt: skip
 @click.option(
     "--concurrency", type=click.IntRange(min=1), default=defaults.CONCURRENCY, show_default=True,
@@ -104,7 +105,7 @@ def evaluate(
     seed_start: int,
     overrides: tuple[str, ...],
     dataset: Path | None,
-    max_turns: int,
+    max_turns: int | None,
     concurrency: int,
     output: Path | None,
     base_url: str | None,
@@ -157,23 +158,54 @@ def evaluate(
         _show_bad_rows(error)
         raise SystemExit(EXIT_PROBLEMS) from None
     label = name if name else dataset.name if dataset else ""
-    title = f"{label} with policy {policy}: {result.total} episodes, at most {max_turns} turns"
+    limits = turn_limits_text(result.turn_limits or ([max_turns] if max_turns else []))
+    settings = chosen.settings() if policy == "openai" else None
+    model = f" ({settings['model']} at {settings['base_url']})" if settings else ""
+    title = f"{label} with policy {policy}{model}: {result.total} episodes"
+    if limits:
+        title += f", at most {limits} turns"
     if policy == "openai":
         title += f" of at most {max_tokens} tokens"
     summary = result.summary
     per_env = result.per_env
-    extra = {"stopped": result.stopped, "max_tokens": max_tokens if policy == "openai" else None}
+    limit = result.turn_limits[0] if len(result.turn_limits) == 1 else result.turn_limits or None
+    extra = {
+        "env": label or None,
+        "policy": policy,
+        "policy_settings": settings,
+        "max_turns": limit,
+        "cut_off": result.cut_off,
+        "cut_off_hint": cut_off_hint(result.cut_off, limits),
+        "stopped": result.stopped,
+        "max_tokens": max_tokens if policy == "openai" else None,
+    }
     if as_json:
         kept = str(output) if output else None
         print_json(json_safe({**summary, **extra, "output": kept, "per_env": per_env}))
     else:
         kept = describe(output) if output else None
         with redirect_stdout(sys.stderr) if is_stdout(output) else nullcontext():
-            print_summary(summary, title, kept, result.stopped, per_env)
+            print_summary(summary, title, kept, result.stopped, per_env, extra["cut_off_hint"])
     if result.signal is not None:
         raise SystemExit(128 + result.signal)
     failed = summary["failed_episodes"] or result.stopped
     raise SystemExit(EXIT_PROBLEMS if failed else EXIT_OK)
+
+
+def turn_limits_text(limits: list[int]) -> str:
+    """The run's turn limit: "10", "10 to 20" when the envs' horizons differ, or "" when no
+    episode got as far as its env."""
+    if not limits:
+        return ""
+    return str(limits[0]) if len(limits) == 1 else f"{limits[0]} to {limits[-1]}"
+
+
+def cut_off_hint(cut_off: int, limits: str) -> str | None:
+    """What to do about episodes the turn limit ended before the env did, or None."""
+    if not cut_off:
+        return None
+    were = "episode was" if cut_off == 1 else "episodes were"
+    return f"{cut_off} {were} cut off at max_turns ({limits}): raise it with --max-turns N"
 
 
 def _show_bad_rows(error: BadRowsError) -> None:

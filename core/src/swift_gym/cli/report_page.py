@@ -30,6 +30,7 @@ from typing import Any
 from .. import __version__
 from ..evaluation.compare import Difference, differences
 from ..evaluation.curves import STEP, Curve, Point, is_training, run_curves
+from ..evaluation.groups import group_labels
 from ..evaluation.reward_ranges import (
     Range,
     clip,
@@ -221,10 +222,11 @@ def _summary_table(
 def _per_env_table(runs: Sequence[Run]) -> str:
     groups: list[dict[str, list[dict[str, Any]]]] = []
     totals: dict[str, int] = defaultdict(int)
+    labels = iter(group_labels(record for run in runs for record in run.records))
     for run in runs:
         by_env: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for record in run.records:
-            name = visible.brief(record.get("env"), 200)
+            name = visible.brief(next(labels), 200)  # env and config, alike across runs
             by_env[name].append(record)
             totals[name] += 1
         groups.append(by_env)

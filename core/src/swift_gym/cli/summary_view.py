@@ -35,10 +35,12 @@ def print_summary(
     output: str | None,
     stopped: str | None = None,
     per_env: dict[str, dict[str, Any]] | None = None,
+    cut_off: str | None = None,
 ) -> None:
     """Print `summary` (from `stats.summarize`) under `title`; `stopped`: why the run ended
     before its last episode; `per_env` (from `stats.summarize_per_env`): a table of them too,
-    when it holds more than one env."""
+    when it holds more than one env; `cut_off`: how many episodes the turn limit ended, and
+    how to raise it."""
     n = summary["episodes"]
     successes = round(summary["success_rate"] * n) if n else 0
     table = Table(
@@ -71,6 +73,8 @@ def print_summary(
     out.print(table)
     for error, count in summary["errors"].items():
         out.print(Text.assemble((f"  {count} x ", "red"), visible.rich(error)))
+    if cut_off:
+        out.print(Text(cut_off, style="yellow"))
     if per_env is not None and len(per_env) > 1:
         print_per_env(per_env)
     if stopped:

@@ -33,7 +33,7 @@ async def evaluate_async(
     episodes: int | None = None,
     seed_start: int = 0,
     dataset: Rows | None = None,
-    max_turns: int = defaults.MAX_TURNS,
+    max_turns: int | None = None,
     concurrency: int = defaults.CONCURRENCY,
     output: Path | str | None = None,
     progress: bool | RunView = False,
@@ -44,8 +44,9 @@ async def evaluate_async(
     from ..registry import default_registry
     from .policies import OraclePolicy, as_policy
 
-    for name, value, low in (("max_turns", max_turns, 1), ("concurrency", concurrency, 1)):
-        _check_int(name, value, low)
+    if max_turns is not None:
+        _check_int("max_turns", max_turns, 1)
+    _check_int("concurrency", concurrency, 1)
     _check_int("seed_start", seed_start, 0)
     if episodes is not None:
         _check_int("episodes", episodes, 1)
@@ -102,7 +103,8 @@ def evaluate(env: EnvArgument, policy: Any, **options: Any) -> EvalResult:
     `seed_start + i`; with `dataset` (a JSONL file or its rows), the env of rows without a name,
     and a config's other fields are set over each row's. `policy`: `"random"`, `"oracle"`, an
     `OpenAIPolicy(base_url=..., model=...)`, or a function `(messages, env) -> str`, async or
-    not. At most `max_turns` replies an episode, `concurrency` episodes at a time; `output`
+    not. At most `max_turns` replies an episode (default: the env's `max_turns_hint()`, its
+    natural horizon, else 10), `concurrency` episodes at a time; `output`
     writes the trajectory file as episodes end (`-`: stdout); `progress=True` shows a bar on
     stderr. `stop` (a `Stop`) ends the run when interrupted; `keep_records=False` keeps only
     what the summary needs.

@@ -4,7 +4,8 @@ The smallest unit of the evaluation library: `runner` plays many of these at onc
 
 reset -> (system prompt, first observation); then each turn the policy replies to the whole
 chat, the env steps on it, and its observation joins the chat, until the env says done or
-`max_turns` replies were given (ms-swift's `--max_turns`). Whatever goes wrong (the env raises,
+`max_turns` replies were given (ms-swift's `--max_turns`; when the caller gives none, the env's
+own `max_turns_hint()`, else `defaults.MAX_TURNS`). Whatever goes wrong (the env raises,
 the policy fails) ends only this episode, with status "error" and the reason. An episode the run
 stopped before (see `runner`) is recorded with status `NOT_PLAYED` (the record: `records`).
 """
@@ -16,7 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EnvUnavailableError
+from ..errors import EnvUnavailableError, short_repr
+from . import defaults
 from .errors import PolicyError
 from .records import new_record
 
@@ -65,16 +67,36 @@ def succeeded(info: Mapping[str, Any], done: bool, total_reward: float) -> bool:
     return done and total_reward > 0
 
 
+def turn_limit(env: Env, max_turns: int | None) -> int:
+    """`max_turns` if given, else the env's natural horizon, else `defaults.MAX_TURNS`."""
+    if max_turns is not None:
+        return max_turns
+    hint = env.max_turns_hint()
+    if hint is None:
+        return defaults.MAX_TURNS
+    if isinstance(hint, bool) or not isinstance(hint, int) or hint < 1:
+        raise ValueError(
+            f"max_turns_hint() returned {short_repr(hint, 40)}, not a whole number of at "
+            "least 1 (or None)"
+        )
+    return hint
+
+
 async def run_episode(
     spec: EpisodeSpec,
     policy: Policy,
-    max_turns: int,
+    max_turns: int | None,
     registry: Registry,
     on_env_down: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Play `spec` with `policy`; the trajectory record (see `records`). `on_env_down` hears
-    why, when the env raised `EnvUnavailableError` (its server is down)."""
+    """Play `spec` with `policy`, at most `max_turns` replies (None: see `turn_limit`); the
+    trajectory record (see `records`). `on_env_down` hears why, when the env raised
+    `EnvUnavailableError` (its server is down)."""
     record = new_record(spec.index, spec.env, spec.env_config, policy.name)
+    settings = getattr(policy, "settings", None)
+    if callable(settings):
+        record["policy_settings"] = settings()
+    detailed = getattr(policy, "reply_with_details", None)
     turns: list[dict[str, Any]] = record["turns"]
     env: Env | None = None
     info: Mapping[str, Any] = {}
@@ -82,6 +104,8 @@ async def run_episode(
     stage = "building the env"
     try:
         env = registry.get_env_class(spec.env)(spec.env_config)
+        stage = "the turn limit"
+        limit = record["max_turns"] = turn_limit(env, max_turns)
         stage = "reset()"
         observation, reset_info, system_prompt = await env.reset()
         record.update(system_prompt=system_prompt, observation=observation, reset_info=reset_info)
@@ -90,9 +114,13 @@ async def run_episode(
         )
         messages.append({"role": "user", "content": observation})
         rng = episode_rng(spec)
-        while not done and len(turns) < max_turns:
+        while not done and len(turns) < limit:
             stage = "the policy"
-            reply = await policy.reply(env, messages, rng)
+            details: dict[str, Any] = {}
+            if callable(detailed):
+                reply, details = await detailed(env, messages, rng)
+            else:
+                reply = await policy.reply(env, messages, rng)
             messages.append({"role": "assistant", "content": reply})
             stage = "step()"
             observation, reward, done, info = await env.step(messages)
@@ -108,6 +136,7 @@ async def run_episode(
                     "reward": reward,
                     "done": bool(done),
                     "info": info,
+                    **details,
                 }
             )
     except PolicyError as error:

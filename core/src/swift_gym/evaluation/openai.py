@@ -17,7 +17,7 @@ import random
 from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -69,6 +69,40 @@ def check_base_url(url: str) -> str:
             f"http://{url.split('://', 1)[-1].lstrip('/')}?"
         )
     return url.rstrip("/")
+
+
+USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+"""The token counts of a response's `usage` a turn's record keeps (nothing else the server
+sends: it is untrusted, and a record is no place for its extras)."""
+FINISH_REASON_CHARS = 100
+
+
+def public_url(url: str) -> str:
+    """`url` without credentials, query or fragment: what a record may keep of it."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+def reply_details(payload: Any) -> dict[str, Any]:
+    """A turn's `finish_reason` and `usage` (the three token counts), when the server gave
+    them: why the reply ended (`length`: cut at max_tokens) and what it cost."""
+    details: dict[str, Any] = {}
+    try:
+        reason = payload["choices"][0].get("finish_reason")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        reason = None
+    if isinstance(reason, str):
+        details["finish_reason"] = reason[:FINISH_REASON_CHARS]
+    usage = payload.get("usage") if isinstance(payload, Mapping) else None
+    if isinstance(usage, Mapping):
+        counts = {
+            name: usage[name]
+            for name in USAGE_FIELDS
+            if type(usage.get(name)) is int and 0 <= usage[name] < 2**63
+        }
+        if counts:
+            details["usage"] = counts
+    return details
 
 
 def reply_content(payload: Any) -> str:
@@ -259,7 +293,24 @@ class OpenAIPolicy:
             )
         self.model = str(ids[0])
 
+    def settings(self) -> dict[str, Any]:
+        """What tells this policy's runs apart, for each record: the model, the base URL
+        (without credentials), the temperature (None: the server's), max_tokens and any other
+        sampling field."""
+        return {
+            "model": self.model,
+            "base_url": public_url(self.base_url),
+            "temperature": self.sampling.get("temperature"),
+            **self.sampling,
+        }
+
     async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
+        return (await self.reply_with_details(env, messages, rng))[0]
+
+    async def reply_with_details(
+        self, env: Env, messages: list[Message], rng: random.Random
+    ) -> tuple[str, dict[str, Any]]:
+        """The reply, and its `reply_details` for the turn's record."""
         body = {"model": self.model, "messages": messages, **self.sampling}
         try:
             # Not httpx's json=: it encodes strict UTF-8, and a reply the model wrote may hold
@@ -279,7 +330,7 @@ class OpenAIPolicy:
                 raise PolicyError(
                     f"response is not JSON: {short_repr(response.text, 200)}"
                 ) from None
-            return reply_content(payload)
+            return reply_content(payload), reply_details(payload)
         hint = _hint(response.status_code, self.base_url)
         where = f" at {self.base_url}/chat/completions ({hint})" if hint else ""
         message = f"HTTP {response.status_code}{where}: {short_repr(response.text, 200)}"

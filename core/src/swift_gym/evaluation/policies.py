@@ -51,7 +51,10 @@ class Policy(Protocol):
         """Release what `prepare` opened.
 
         A policy may also have `set_concurrency(episodes)`, called before `prepare` with the
-        number of episodes that will run at once (`OpenAIPolicy` sizes its connection pool).
+        number of episodes that will run at once (`OpenAIPolicy` sizes its connection pool);
+        `settings()`, a JSON dict each record keeps as `policy_settings` (the model and how it
+        samples); and `reply_with_details(env, messages, rng)`, the reply and a dict of fields
+        for its turn's record (`finish_reason`, `usage`), used instead of `reply`.
         """
 
 

@@ -2,10 +2,13 @@
 `EvalResult.save` and `swift-gym eval -o` write and `EvalResult.load`, `replay` and `report` read.
 
 Each line is one episode:
-`index`, `env`, `seed`, `env_config`, `policy`, `system_prompt`, `observation` (the first),
-`reset_info`, `turns` (each: `turn`, `reply`, `action`, `valid_action`, `observation`, `reward`,
-`done`, `info`), `num_turns`, `total_reward`, `success`, `status` and `error` (why the episode
-failed, or null). An episode the run stopped before has status `NOT_PLAYED`, no turns and a null
+`index`, `env`, `seed`, `env_config`, `policy`, `max_turns` (the episode's turn limit),
+`system_prompt`, `observation` (the first), `reset_info`, `turns` (each: `turn`, `reply`,
+`action`, `valid_action`, `observation`, `reward`, `done`, `info`), `num_turns`,
+`total_reward`, `success`, `status` and `error` (why the episode failed, or null); with a policy
+that tells them (`openai`), `policy_settings` (model, base URL, temperature, max_tokens) and
+each turn's `finish_reason` and `usage`, when the server gave them. An episode
+the run stopped before has status `NOT_PLAYED`, no turns and a null
 error. Lines are written in `index` order as soon as the episodes before them end, so an
 interrupted run keeps a usable prefix.
 """
@@ -21,6 +24,7 @@ from ..errors import short_repr
 from ..json_text import dumps as json_dumps
 from ..rows import read_jsonl
 from .errors import TrajectoryFileError
+from .groups import group_of
 
 NOT_PLAYED = "not_played"
 """The status of an episode the run never started: not a result, not counted in the stats."""
@@ -34,6 +38,7 @@ def new_record(index: int, env: str, env_config: dict[str, Any], policy: str) ->
         "seed": env_config.get("seed"),
         "env_config": env_config,
         "policy": policy,
+        "max_turns": None,
         "system_prompt": None,
         "observation": None,
         "reset_info": None,
@@ -52,16 +57,18 @@ def not_played(index: int, env: str, env_config: dict[str, Any], policy: str) ->
 
 
 SUMMARY_FIELDS = (
-    "index", "env", "seed", "policy", "total_reward", "num_turns", "success", "status", "error",
-    "training",
+    "index", "env", "seed", "policy", "max_turns", "total_reward", "num_turns", "success",
+    "status", "error", "training",
 )  # fmt: skip
 
 
 def slim(record: dict[str, Any]) -> dict[str, Any]:
     """What summaries, comparisons and learning curves need of a record (a few hundred bytes):
-    its fields in `SUMMARY_FIELDS` and each turn's `valid_action`; the texts stay in the file."""
+    its fields in `SUMMARY_FIELDS`, each turn's `valid_action` and its per-env `group`; the
+    texts stay in the file."""
     kept = {key: record[key] for key in SUMMARY_FIELDS if key in record}
     kept["turns"] = [{"valid_action": turn.get("valid_action")} for turn in record["turns"]]
+    kept["group"] = list(group_of(record))  # its per-env row, without the whole env_config
     return kept
 
 

@@ -94,6 +94,19 @@ class EvalResult:
         return dict(self.summary["statuses"])
 
     @property
+    def cut_off(self) -> int:
+        """Episodes the turn limit ended before the env did (status "max_turns"): raise
+        `max_turns` when there are many."""
+        return int(self.summary["statuses"].get("max_turns", 0))
+
+    @property
+    def turn_limits(self) -> list[int]:
+        """The distinct turn limits the played episodes had (`max_turns`, or each env's
+        horizon), ascending."""
+        limits = {record.get("max_turns") for record in self.records}
+        return sorted(n for n in limits if isinstance(n, int) and not isinstance(n, bool))
+
+    @property
     def failed_episodes(self) -> int:
         """Episodes that ended with an env or policy error (status "error")."""
         return int(self.summary["failed_episodes"])

@@ -85,7 +85,7 @@ async def run_episodes(
     specs: Iterator[EpisodeSpec],
     total: int,
     policy: Policy,
-    max_turns: int,
+    max_turns: int | None,
     concurrency: int,
     output: Path | str | None,
     *,

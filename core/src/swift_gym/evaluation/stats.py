@@ -102,8 +102,11 @@ def json_safe(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def summarize_per_env(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """`summarize` of each env's records, by the env name each record holds, sorted by name."""
+    """`summarize` of each env's records, by env and config (`groups`), sorted by label."""
+    from .groups import group_labels
+
+    records = list(records)
     groups: dict[str, list[Mapping[str, Any]]] = {}
-    for record in records:
-        groups.setdefault(str(record.get("env")), []).append(record)
+    for label, record in zip(group_labels(records), records, strict=True):
+        groups.setdefault(label, []).append(record)
     return {env: summarize(group) for env, group in sorted(groups.items())}

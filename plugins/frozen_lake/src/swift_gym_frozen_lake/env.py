@@ -94,6 +94,14 @@ class FrozenLakeEnv(Env):
         """Length of a shortest path from S to G on this map."""
         return self.layout.optimal_steps
 
+    def max_turns_hint(self) -> int:
+        """`max_steps` when set (the env ends the episode there); else ms-swift's recipe's 10
+        turns on a 4x4 map, scaled with the side (20 on 8x8), and never below the shortest
+        path, so `swift-gym eval` gives the oracle room on any map."""
+        if self._max_steps is not None:
+            return self._max_steps
+        return max(10 * self._size // 4, self.layout.optimal_steps)
+
     async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
         """Restart the episode on this env's map. `request` (ms-swift's row) is not used."""
         self._start_episode()

@@ -53,6 +53,8 @@ class GymnasiumEnv(Env):
     """Gymnasium's value of each `gym_kwargs` key for this id (tested against Gymnasium)."""
     gym_limit: ClassVar[int | None] = None
     """Gymnasium's `max_episode_steps` for this id."""
+    horizon_without_limit: ClassVar[int | None] = None
+    """`max_turns_hint` of a config without a time limit (None: eval's default)."""
     config_model: ClassVar[type[EnvConfig]] = GymnasiumConfig
     config: GymnasiumConfig
 
@@ -210,6 +212,11 @@ class GymnasiumEnv(Env):
     def steps_left(self) -> int | None:
         """Moves before the time limit, or None without one."""
         return None if self.steps_limit is None else self.steps_limit - self._steps
+
+    def max_turns_hint(self) -> int | None:
+        """The time limit (Gymnasium's, or the config's `max_episode_steps`), else
+        `horizon_without_limit`: `swift-gym eval` then cuts no episode the game would finish."""
+        return self.horizon_without_limit if self.steps_limit is None else self.steps_limit
 
     def oracle_action(self) -> int:
         """The reference policy's action (Gymnasium's number) in the current state."""

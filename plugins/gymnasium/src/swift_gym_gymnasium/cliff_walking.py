@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from swift_gym import EnvConfig
 
 from .base import TabularEnv, Transition
-from .config import GymnasiumConfig, limit_field, reward_field
+from .config import MAX_EPISODE_STEPS, GymnasiumConfig, limit_field, reward_field
 from .grid import grid_view, move_event, target
 from .planner import plan_for
 
@@ -54,6 +54,8 @@ class CliffWalkingEnv(TabularEnv):
     grid = grid_view(ROWS, LEGEND)
     transitions = grid.transitions[False]
     slippery: ClassVar[bool] = False
+    horizon_without_limit: ClassVar[int | None] = MAX_EPISODE_STEPS
+    """The planner's horizon: the slippery oracle's walks run past 150 moves now and then."""
 
     def rules(self) -> list[str]:
         lines = [

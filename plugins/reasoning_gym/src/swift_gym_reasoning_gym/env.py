@@ -176,6 +176,10 @@ class ReasoningGymEnv(Env):
     def done(self) -> bool:
         return self._done
 
+    def max_turns_hint(self) -> int:
+        """`attempts`: the most answers an episode takes (`swift-gym eval`'s default limit)."""
+        return self.config.attempts
+
     def stored_answer(self) -> str | None:
         """The current item's stored answer (None for verifier-scored items)."""
         if self._entry is None:

@@ -64,7 +64,7 @@ def test_halving_finds_the_number_within_log2_guesses():
         results = solve({{ cookiecutter.__class }}Env({"seed": seed, "max_guesses": 20}))
         observation, reward, done, info = results[-1]
         assert (reward, done, info["status"]) == (1.0, True, "correct")
-        assert info["metrics"] == {"success": 1.0, "valid_answer": 1.0}
+        assert info["metrics"] == {"success": 1.0, "valid_action": 1.0}
         assert len(results) <= math.ceil(math.log2(100)) + 1
 
 
@@ -80,7 +80,7 @@ def test_a_reply_without_an_answer_is_invalid_and_counts():
     env = {{ cookiecutter.__class }}Env({"seed": 1, "invalid_reward": -0.5, "max_guesses": 3})
     observation, reward, done, info = play(env, ["hmm"])[0]
     assert (reward, done, info["status"], info["guesses"]) == (-0.5, False, "invalid", 1)
-    assert info["metrics"]["valid_answer"] == 0.0
+    assert info["metrics"]["valid_action"] == 0.0
     assert "<answer>NUMBER</answer>" in observation
 
 
@@ -128,3 +128,10 @@ def test_reset_returns_the_rules():
 def test_bad_configs_are_refused_with_the_reason(config, message):
     with pytest.raises(InvalidConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         {{ cookiecutter.__class }}Env(config)
+
+
+def test_sample_replies_are_valid_guesses_across_the_range():
+    env = {{ cookiecutter.__class }}Env({"low": -5, "high": 5})
+    guesses = [parse_guess(reply) for reply in env.sample_replies()]
+    assert guesses == sorted(set(guesses)) and guesses[0] == -5 and guesses[-1] == 5
+    assert env.max_turns_hint() == env.config.max_guesses

@@ -219,6 +219,12 @@ class TextArenaEnv(Env):
         self._game = None
         self._started = False
 
+    def max_turns_hint(self) -> int | None:
+        """Twice the game's `max_turns` (each move may be retried once after an invalid one):
+        `swift-gym eval`'s default turn limit. None for a game without one."""
+        limit = self.config.resolved().get("max_turns")
+        return 2 * limit if isinstance(limit, int) else None
+
     def sample_replies(self) -> tuple[str, ...]:
         """Moves in the game's format for `--policy random` (games.py lists them per game)."""
         return SAMPLE_MOVES.get(self.game, ("[1]",))

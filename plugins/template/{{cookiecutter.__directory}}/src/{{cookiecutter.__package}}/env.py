@@ -94,11 +94,23 @@ class {{ cookiecutter.__class }}Env(Env):
             "status": status,
             "guess": guess,
             "guesses": self._guesses,
+            # `valid_action` is the metric swift-gym eval reads for its invalid-action rate
             "metrics": {
                 "success": 1.0 if self._won else 0.0,
-                "valid_answer": 0.0 if guess is None else 1.0,
+                "valid_action": 0.0 if guess is None else 1.0,
             },
         }
+
+    def max_turns_hint(self) -> int:
+        """The most replies an episode takes: `swift-gym eval`'s default turn limit."""
+        return self.config.max_guesses
+
+    def sample_replies(self) -> tuple[str, ...]:
+        """Nine guesses spread over `low..high`, ends included: `swift-gym eval --policy
+        random` draws from them, so its baseline speaks the env's answer format."""
+        low, high = self.config.low, self.config.high
+        guesses = sorted({low + (high - low) * k // 8 for k in range(9)})
+        return tuple(f"<answer>{n}</answer>" for n in guesses)
 
     def oracle_reply(self) -> str:
         """The best next reply, halving what is still possible (for evaluation and tests)."""
