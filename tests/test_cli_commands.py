@@ -369,9 +369,11 @@ def test_replay_filters_by_status_and_lists(trajectories: Path) -> None:
     assert shown == goals
 
 
-def test_replay_errors_exit_2(trajectories: Path, tmp_path: Path) -> None:
+def test_replay_finding_no_match_exits_1_and_a_file_of_no_episodes_exits_2(
+    trajectories: Path, tmp_path: Path
+) -> None:
     missing = run("replay", str(trajectories), "--index", "999")
-    assert missing.returncode == 2
+    assert missing.returncode == 1  # it ran as asked and found nothing: not a usage error
     assert "no episode with index 999 among the 30" in missing.stderr
     not_trajectories = write_jsonl(tmp_path / "rows.jsonl", [{"env_config": {}}])
     wrong = run("replay", str(not_trajectories))
