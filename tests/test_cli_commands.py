@@ -394,3 +394,27 @@ def test_report_writes_one_self_contained_html_page(trajectories: Path, tmp_path
     assert html.count('<details class="episode"') == 30
     assert "No run here comes from training" in html
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing fetched
+
+
+def test_validate_reports_an_env_that_fails_to_load_once_not_once_per_row(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    info = site / "gym_broke-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gym-broke\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[swift_gym.envs]\nbroke = gym_broke_missing:Env\n")
+    rows = [{"env_config": {"name": "broke", "seed": seed}} for seed in range(5)]
+    rows.insert(2, {"env_config": {"name": "frozen_lake", "size": 1}})
+    dataset = write_jsonl(tmp_path / "rows.jsonl", rows)
+    result = run("validate", str(dataset), env={"PYTHONPATH": str(site)})
+    assert result.returncode == 1
+    assert result.stdout.count("failed to load") == 1, result.stdout
+    first = next(line for line in result.stdout.splitlines() if "failed to load" in line)
+    assert first.startswith("line 1 (broke): env_config.name: env 'broke' from gym-broke 1.0")
+    assert "SWIFT_GYM_DISABLE_PLUGINS=gym-broke" in first
+    assert "  (the same for every row of env 'broke': not repeated)" in result.stdout
+    assert re.search(r"^line 3 \(frozen_lake\): env_config\.size", result.stdout, re.M)
+    assert re.search(r"broke +│ 5 +│ 0 +│ 5 ", result.stdout)
+    report = json.loads(
+        run("validate", str(dataset), "--json", env={"PYTHONPATH": str(site)}).stdout
+    )
+    assert [problem["line"] for problem in report["problems"]] == [1, 2, 3, 4, 5, 6]

@@ -115,6 +115,9 @@ class RowCheck:
     problems: tuple[ConfigProblem, ...] = ()
     omitted: int = 0
     """Problems beyond those listed (a config with thousands of unknown keys)."""
+    of_env: bool = False
+    """The problem is the env's (it failed to load, its name is ambiguous), not this row's: every
+    row naming the env has it."""
 
     @property
     def ok(self) -> bool:
@@ -196,7 +199,7 @@ class RowChecker:
             problem = _name_problem(reason, name, suggestion=suggestion, hint=hint)
             return RowCheck(env_label(name), (problem,))
         except (AmbiguousEnvError, EnvLoadError) as error:
-            return RowCheck(env_label(name), (_name_problem(str(error), name),))
+            return RowCheck(env_label(name), (_name_problem(str(error), name),), of_env=True)
         try:
             if self.build:
                 self._build(env_class, env_config)
