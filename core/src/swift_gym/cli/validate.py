@@ -79,7 +79,7 @@ def validate(dataset: Path, gym_env: str | None, build: bool, as_json: bool) -> 
     shown_envs: set[str] = set()  # envs whose own problem (a load error) is printed
     size = _size(dataset)
     name = "stdin" if str(dataset) == STDIN else dataset.name
-    with RowChecker(default_registry(), gym_env, build) as checker, progress_bar(False) as bar:
+    with RowChecker(default_registry(), gym_env, build) as checker, progress_bar(None) as bar:
         task = bar.add_task(f"validating {name}", total=size or None)
         for line in read_jsonl(dataset):
             bar.update(task, completed=line.end)
