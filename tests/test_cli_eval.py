@@ -205,3 +205,17 @@ def test_an_env_that_raises_fails_only_its_episodes(
     human = run("eval", "fragile", "--policy", "oracle", "-n", "6", env=toy_site)
     assert human.returncode == 1
     assert "3 x step() raised ValueError: odd seed" in human.stdout
+
+
+def test_a_piped_summary_has_no_trailing_spaces(tmp_path: Path) -> None:
+    dataset = tmp_path / "two_envs.jsonl"
+    names = ["frozen_lake", "frozen_lake_ms_swift"] * 10
+    rows = [{"env_config": {"name": name, "seed": seed}} for seed, name in enumerate(names)]
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    for args in (("frozen_lake", "-n", "20"), ("--dataset", str(dataset))):
+        result = run("eval", *args, "--policy", "random")
+        assert result.returncode == 0, result.stderr
+        assert "success rate" in result.stdout
+        assert ("per env" in result.stdout) == ("--dataset" in args)
+        padded = [line for line in result.stdout.splitlines() if line != line.rstrip()]
+        assert padded == [], padded
