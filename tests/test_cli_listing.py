@@ -154,3 +154,17 @@ def test_list_filters_by_glob_and_distribution_and_groups(many: dict[str, str]) 
     none = run("list", "nothing*", "-d", "gym-many", env=many)
     assert none.returncode == 1
     assert "no installed env matches 'nothing*' in gym-many" in none.stderr
+
+
+@pytest.mark.parametrize("given", ["frozen_lake", "swift-gym-frozen-lak", "swift_gym_frozenlake"])
+def test_list_d_naming_no_distribution_suggests_the_one_meant(given: str) -> None:
+    result = run("list", "-d", given)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert (
+        f"-d {given}: no installed distribution has that name; did you mean "
+        "'swift-gym-frozen-lake'? Distributions with envs: swift-gym, swift-gym-frozen-lake"
+    ) in " ".join(result.stderr.split())
+    json_result = run("list", "--json", "-d", given)
+    assert (json_result.returncode, json.loads(json_result.stdout)) == (1, [])
+    assert "did you mean 'swift-gym-frozen-lake'?" in json_result.stderr

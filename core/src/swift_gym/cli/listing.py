@@ -49,6 +49,9 @@ def list_envs(
 
     registry = default_registry()
     specs = [spec for spec in registry.list() if _wanted(spec, patterns, distributions)]
+    unknown = _unknown_distributions(registry.list(), distributions)
+    for note in unknown:
+        stderr().print(visible.rich(note))
     if as_json:
         print_json(
             [
@@ -66,6 +69,8 @@ def list_envs(
         raise SystemExit(EXIT_PROBLEMS if not specs and (patterns or distributions) else EXIT_OK)
     _warn_problems(registry.problems)
     if not specs:
+        if unknown and not patterns:
+            raise SystemExit(EXIT_PROBLEMS)  # what -d should say is said
         if patterns or distributions:
             wanted = " or ".join(repr(p) for p in patterns) or "any name"
             if distributions:
@@ -95,6 +100,8 @@ def list_envs(
     out.file.flush()
 
 
+DISTRIBUTIONS_SHOWN = 20
+"""Distributions a note about an unknown `-d` lists, before `and N more`."""
 GROUP_NAMES_SHOWN = 8
 """Names a `list --group` line shows of its distribution, before `and N more`."""
 
@@ -112,6 +119,33 @@ def _wanted(spec: Any, patterns: tuple[str, ...], distributions: tuple[str, ...]
         fnmatchcase(spec.name, pattern) or fnmatchcase(spec.qualified_name, pattern)
         for pattern in patterns
     )
+
+
+def _unknown_distributions(specs: list[Any], distributions: tuple[str, ...]) -> list[str]:
+    """A note for each of `distributions` that no installed env comes from, with the closest
+    one's name (`-d frozen_lake`: did you mean 'swift-gym-frozen-lake'?)."""
+    from ..errors import did_you_mean
+    from ..plugins import normalize_distribution
+
+    names = sorted({spec.distribution or spec.plugin or "" for spec in specs} - {""})
+    by_key = {normalize_distribution(name): name for name in names}
+    notes = []
+    for given in distributions:
+        key = normalize_distribution(given)
+        if key in by_key:
+            continue
+        note = f"-d {given}: no installed distribution has that name"
+        close = did_you_mean(key, by_key)
+        if close is not None:
+            note += f"; did you mean {by_key[close]!r}?"
+        shown = ", ".join(names[:DISTRIBUTIONS_SHOWN])
+        more = (
+            f" and {len(names) - DISTRIBUTIONS_SHOWN} more"
+            if len(names) > DISTRIBUTIONS_SHOWN
+            else ""
+        )
+        notes.append(f"{note} Distributions with envs: {shown or 'none'}{more}")
+    return notes
 
 
 def _groups(specs: list[Any]) -> list[tuple[str, str, str, str]]:
