@@ -168,3 +168,23 @@ def test_list_d_naming_no_distribution_suggests_the_one_meant(given: str) -> Non
     json_result = run("list", "--json", "-d", given)
     assert (json_result.returncode, json.loads(json_result.stdout)) == (1, [])
     assert "did you mean 'swift-gym-frozen-lake'?" in json_result.stderr
+
+
+def test_plugins_lists_env_only_packages_too(tmp_path: Path) -> None:
+    info = tmp_path / "gym_envs_only-1.2.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gym-envs-only\nVersion: 1.2\n")
+    (info / "entry_points.txt").write_text(
+        "[swift_gym.envs]\nfirst = gym_envs_only:First\nsecond = gym_envs_only:Second\n"
+    )
+    result = run("plugins", env={"PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    start = lines.index("env packages (swift_gym.envs entry points, no hook needed):")
+    assert lines[start + 1].split() == ["distribution", "version", "envs"]
+    rows = [line.split() for line in lines[start + 2 :]]
+    assert ["gym-envs-only", "1.2", "2"] in rows
+    assert ["swift-gym-frozen-lake", "0.1.0", "2"] in rows
+    assert ["swift-gym", "0.1.0", "1"] in rows  # the core's openenv
+    listed = json.loads(run("plugins", "--json", env={"PYTHONPATH": str(tmp_path)}).stdout)
+    assert {"distribution": "gym-envs-only", "version": "1.2", "envs": 2} in listed["env_packages"]

@@ -213,7 +213,8 @@ def info(name: str, schema: bool, as_json: bool) -> None:
 @click.command()
 @json_option
 def plugins(as_json: bool) -> None:
-    """Show hook plugins: import time, those that failed to load or have a misspelt hook.
+    """Show hook plugins: import time, those that failed to load or have a misspelt hook; then
+    the env packages: distributions that register envs through the swift_gym.envs entry points.
 
     Exits 1 if a plugin failed, a plugin's hooks have a problem or the registry reported one.
     """
@@ -225,8 +226,16 @@ def plugins(as_json: bool) -> None:
     rows = [_plugin_row(info, info.name in BUILTIN_PLUGINS) for info in infos]
     filters = {var: os.environ.get(var) for var in (LOAD_VARIABLE, DISABLE_VARIABLE)}
     failed = any(row["error"] or row["problems"] for row in rows) or bool(registry.problems)
+    packages = _env_packages(registry.list())
     if as_json:
-        print_json({"plugins": rows, "problems": registry.problems, "filters": filters})
+        print_json(
+            {
+                "plugins": rows,
+                "env_packages": packages,
+                "problems": registry.problems,
+                "filters": filters,
+            }
+        )
     else:
         out = stdout()
         headers = ("plugin", "version", "import", "status")  # a name starts with its dist
@@ -241,12 +250,38 @@ def plugins(as_json: bool) -> None:
             style = "red" if row["error"] or row["problems"] else "green"
             for fixed, last in lines:
                 out.print(Text.assemble(fixed, (last, style)))
+        if packages:
+            out.print("\nenv packages (swift_gym.envs entry points, no hook needed):")
+            table = [(p["distribution"], p["version"] or "-", f"{p['envs']:,}") for p in packages]
+            header, *package_lines = column_lines(
+                ("distribution", "version", "envs"), table, out.width
+            )
+            for fixed, last in header:
+                out.print(Text(f"{fixed}{last}".rstrip(), style="bold"))
+            for lines in package_lines:
+                for fixed, last in lines:
+                    out.print(Text(f"{fixed}{last}".rstrip()))
         for problem in registry.problems:
             out.print(Text.assemble(("problem: ", "red"), problem))
         for var, value in filters.items():
             if value is not None:
                 out.print(Text(f"{var}={value!r}"))
     raise SystemExit(EXIT_PROBLEMS if failed else EXIT_OK)
+
+
+def _env_packages(specs: list[Any]) -> list[dict[str, Any]]:
+    """Each distribution with envs in the swift_gym.envs group: its version and env count."""
+    from ..plugins import BUILTIN_PLUGINS
+
+    counts: dict[tuple[str, str | None], int] = {}
+    for spec in specs:
+        if spec.plugin in BUILTIN_PLUGINS and spec.distribution:
+            key = (spec.distribution, spec.version)
+            counts[key] = counts.get(key, 0) + 1
+    return [
+        {"distribution": dist, "version": version, "envs": count}
+        for (dist, version), count in sorted(counts.items())
+    ]
 
 
 def _plugin_row(info: PluginInfo, builtin: bool) -> dict[str, Any]:
