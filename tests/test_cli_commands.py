@@ -85,7 +85,7 @@ def test_list_shows_frozen_lake_with_its_distribution() -> None:
 def test_list_with_no_plugins_says_how_to_get_one() -> None:
     result = run("list", env={"SWIFT_GYM_LOAD_PLUGINS": ""})
     assert result.returncode == 0
-    assert "No env is installed: pip install an env package" in result.stdout
+    assert "No env is installed: install an env package, e.g. FrozenLake" in result.stdout
 
 
 def test_info_shows_fields_with_types_defaults_and_bounds() -> None:

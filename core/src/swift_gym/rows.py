@@ -28,6 +28,7 @@ from .errors import (
     printable,
     short_repr,
 )
+from .install_hints import ENV_PACKAGE_HINT
 from .json_text import TooDeepError, loads
 from .plugins import Terminated, describe_error
 
@@ -130,7 +131,7 @@ def _name_problem(reason: str, value: Any, **extra: Any) -> ConfigProblem:
 
 def unknown_env_reason(error: UnknownEnvError) -> tuple[str, str | None, str]:
     """A one-line reason, a did-you-mean and the list of installed envs, for a row report."""
-    installed = error.installed.listing() or "none (pip install an env package)"
+    installed = error.installed.listing() or f"none ({ENV_PACKAGE_HINT})"
     return "unknown env", error.suggestion, f"installed: {installed}"
 
 

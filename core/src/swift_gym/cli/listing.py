@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.text import Text
 
+from ..install_hints import ENV_PACKAGE_HINT
 from . import visible
 from .columns import column_lines, wrap
 from .console import print_json, stderr, stdout
@@ -78,9 +79,7 @@ def list_envs(
             note = f"no installed env matches {wanted}: swift-gym list shows them all"
             stderr().print(visible.rich(note))
             raise SystemExit(EXIT_PROBLEMS)
-        stdout().print(
-            "No env is installed: pip install an env package, e.g. swift-gym-frozen-lake."
-        )
+        stdout().print(f"No env is installed: {ENV_PACKAGE_HINT}.", markup=False)
         return
     out = stdout()
     if group:

@@ -2,7 +2,7 @@
 
 The template is the repository's `plugins/template/`, shipped inside the core as
 `swift_gym/template`; an editable install reads it from the checkout. Baking needs cookiecutter,
-an optional dependency (`pip install "swift-gym[new]"`).
+an optional dependency (the `new` extra: `pip install "./core[new]"` in a clone).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from ..install_hints import extra_hint
 from .console import stdout
 from .errors import CommandError
 
@@ -54,9 +55,7 @@ def new(env_name: str, output_dir: Path, description: str | None, author: str | 
         from cookiecutter.exceptions import CookiecutterException, FailedHookException
         from cookiecutter.main import cookiecutter
     except ImportError:
-        raise CommandError(
-            "swift-gym new needs cookiecutter: pip install 'swift-gym[new]'"
-        ) from None
+        raise CommandError(f"swift-gym new needs cookiecutter: {extra_hint('new')}") from None
     context = {"env_name": env_name}
     context.update({k: v for k, v in (("description", description), ("author", author)) if v})
     # cookiecutter logs a traceback when the hook refuses a name; the hook's own message is enough

@@ -11,11 +11,12 @@ import os
 
 import click
 
+from ..install_hints import extra_hint
 from .console import stderr
 from .errors import CommandError
 from .options import parse_overrides, set_option
 
-EXTRA_HINT = 'swift-gym serve needs its extra: pip install "swift-gym[serve]"'
+EXTRA_HINT = f"swift-gym serve needs its extra: {extra_hint('serve')}"
 
 
 @click.command()
