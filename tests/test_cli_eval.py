@@ -219,3 +219,27 @@ def test_a_piped_summary_has_no_trailing_spaces(tmp_path: Path) -> None:
         assert ("per env" in result.stdout) == ("--dataset" in args)
         padded = [line for line in result.stdout.splitlines() if line != line.rstrip()]
         assert padded == [], padded
+
+
+def test_eval_refuses_to_replace_a_file_of_episodes_without_force(tmp_path: Path) -> None:
+    out = tmp_path / "t.jsonl"
+    first = run("eval", "frozen_lake", "--policy", "random", "-n", "5", "-o", str(out))
+    assert first.returncode == 0, first.stderr
+    kept = out.read_text()
+    again = run("eval", "frozen_lake", "--policy", "oracle", "-n", "2", "-o", str(out))
+    assert again.returncode == 2
+    assert again.stdout == ""
+    assert (
+        f"error: {out} exists and is not empty: eval would replace what it holds. Give -o a new "
+        "file, or --force to replace it"
+    ) in " ".join(again.stderr.split())
+    assert out.read_text() == kept  # nothing lost
+    forced = run("eval", "frozen_lake", "--policy", "oracle", "-n", "2", "-o", str(out), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert [json.loads(line)["policy"] for line in out.read_text().splitlines()] == ["oracle"] * 2
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert (
+        run("eval", "frozen_lake", "--policy", "oracle", "-n", "1", "-o", str(empty)).returncode
+        == 0
+    )
