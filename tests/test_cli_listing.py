@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_runner import run
+from cli_runner import python_json, run
 
 WIDTHS = [40, 80, 200]
 
