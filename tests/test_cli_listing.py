@@ -46,7 +46,7 @@ def test_plugins_and_list_show_whole_names(columns: int) -> None:
     frozen = r"^swift-gym-frozen-lake:frozen_lake\s+0\.1\.0\s+\d+ ms\s+loaded$"
     assert re.search(frozen, plugins.stdout, re.M), plugins.stdout
     assert re.search(r"^swift_gym\.entry_points\s+-\s+\d+ ms\s+built in$", plugins.stdout, re.M)
-    assert all(len(line) <= columns for line in plugins.stdout.splitlines()[1:] if line[0] == " ")
+    assert all(len(line) <= columns for line in plugins.stdout.splitlines()[1:] if line[:1] == " ")
     listing = run("list", env=env)
     assert listing.returncode == 0, listing.stderr
     assert re.search(r"^frozen_lake\s+swift-gym-frozen-lake\s+0\.1\.0\s", listing.stdout, re.M)
@@ -188,3 +188,33 @@ def test_plugins_lists_env_only_packages_too(tmp_path: Path) -> None:
     assert ["swift-gym", "0.1.0", "1"] in rows  # the core's openenv
     listed = json.loads(run("plugins", "--json", env={"PYTHONPATH": str(tmp_path)}).stdout)
     assert {"distribution": "gym-envs-only", "version": "1.2", "envs": 2} in listed["env_packages"]
+
+
+def test_each_env_of_a_package_has_a_description_of_its_own_read_without_importing_it(
+    tmp_path: Path,
+) -> None:
+    code = (
+        "import json, sys\n"
+        "from swift_gym.registry import default_registry\n"
+        "described = {s.name: s.description for s in default_registry().list()}\n"
+        "imported = [m for m in ('swift_gym_frozen_lake.env', 'swift_gym.remote.env') "
+        "if m in sys.modules]\n"
+        "print(json.dumps([described, imported]))"
+    )
+    described, imported = python_json(code, tmp_path)
+    assert imported == []  # listing reads the sources, imports no env
+    classes = python_json(
+        "import json, swift_gym_frozen_lake as f\n"
+        "from swift_gym.remote.env import OpenEnvEnv\n"
+        "first = lambda c: c.__doc__.strip().splitlines()[0]\n"
+        "print(json.dumps({'frozen_lake': first(f.FrozenLakeEnv), "
+        "'frozen_lake_ms_swift': first(f.MsSwiftFrozenLakeEnv), 'openenv': first(OpenEnvEnv)}))",
+        tmp_path,
+    )
+    assert {name: described[name] for name in classes} == classes
+    assert len(set(classes.values())) == 3
+    assert "OpenEnv" in classes["openenv"] and "see the module docstring" not in classes["openenv"]
+    listing = run("list")
+    for name, line in classes.items():
+        assert re.search(rf"^{name}\s", listing.stdout, re.M)
+        assert words(line) in words(listing.stdout), line
