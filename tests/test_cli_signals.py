@@ -237,3 +237,23 @@ def test_after_ctrl_c_eval_prints_the_command_that_plays_the_rest(tmp_path: Path
     assert {r["env_config"]["size"] for r in played} == {5}
     last = json.loads(out.read_text().splitlines()[-1])
     assert last["seed"] == 6 + kept
+
+
+def test_after_ctrl_c_a_dataset_run_says_which_rows_were_not_played(tmp_path: Path) -> None:
+    dataset = tmp_path / "rows.jsonl"
+    rows = 50_000
+    dataset.write_text("".join(f'{{"env_config": {{"seed": {i}}}}}\n' for i in range(rows)))
+    out = tmp_path / "t.jsonl"
+    process = spawn(
+        "eval", "frozen_lake", "--dataset", str(dataset), "--policy", "random", "-o", str(out)
+    )
+    wait_until(has_lines(out, 50), process)
+    process.send_signal(signal.SIGINT)
+    _, stderr = finish(process)
+    assert process.returncode == 130, stderr
+    kept = assert_complete_prefix(out)
+    assert (
+        f"not played: the {rows - kept} rows of {dataset} after its first {kept}; eval has no "
+        "option to skip rows: give it a dataset of those rows to play them"
+    ) in " ".join(stderr.split())
+    assert "to play the other" not in stderr
