@@ -9,6 +9,10 @@ from pathlib import Path
 from cli_runner import run
 
 ROOT = Path(__file__).resolve().parents[1]
+DOCS = "\n".join(
+    path.read_text(encoding="utf-8") for path in [ROOT / "README.md", *ROOT.glob("docs/**/*.md")]
+)
+"""How the README (and the docs site, when there is one) installs swift-gym."""
 
 
 def test_every_extra_hint_names_the_packages_pyproject_lists() -> None:
@@ -19,7 +23,7 @@ def test_every_extra_hint_names_the_packages_pyproject_lists() -> None:
         listed = re.search(rf"^{extra} = \[(.*)\]", pyproject, re.M)
         assert listed, extra
         assert EXTRAS[extra].split() == re.findall(r'"([^"]+)"', listed[1]), extra
-        assert f'pip install "./core[{extra}]"' in (ROOT / "README.md").read_text()
+        assert f'pip install "./core[{extra}]"' in DOCS
         assert extra_hint(extra).startswith(f'pip install "./core[{extra}]" in a clone')
 
 
