@@ -85,7 +85,7 @@ def test_list_shows_frozen_lake_with_its_distribution() -> None:
 def test_list_with_no_plugins_says_how_to_get_one() -> None:
     result = run("list", env={"SWIFT_GYM_LOAD_PLUGINS": ""})
     assert result.returncode == 0
-    assert "No env is installed: pip install an env package" in result.stdout
+    assert "No env is installed: install an env package, e.g. FrozenLake" in result.stdout
 
 
 def test_info_shows_fields_with_types_defaults_and_bounds() -> None:
@@ -369,9 +369,11 @@ def test_replay_filters_by_status_and_lists(trajectories: Path) -> None:
     assert shown == goals
 
 
-def test_replay_errors_exit_2(trajectories: Path, tmp_path: Path) -> None:
+def test_replay_finding_no_match_exits_1_and_a_file_of_no_episodes_exits_2(
+    trajectories: Path, tmp_path: Path
+) -> None:
     missing = run("replay", str(trajectories), "--index", "999")
-    assert missing.returncode == 2
+    assert missing.returncode == 1  # it ran as asked and found nothing: not a usage error
     assert "no episode with index 999 among the 30" in missing.stderr
     not_trajectories = write_jsonl(tmp_path / "rows.jsonl", [{"env_config": {}}])
     wrong = run("replay", str(not_trajectories))
@@ -392,3 +394,27 @@ def test_report_writes_one_self_contained_html_page(trajectories: Path, tmp_path
     assert html.count('<details class="episode"') == 30
     assert "No run here comes from training" in html
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing fetched
+
+
+def test_validate_reports_an_env_that_fails_to_load_once_not_once_per_row(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    info = site / "gym_broke-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gym-broke\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[swift_gym.envs]\nbroke = gym_broke_missing:Env\n")
+    rows = [{"env_config": {"name": "broke", "seed": seed}} for seed in range(5)]
+    rows.insert(2, {"env_config": {"name": "frozen_lake", "size": 1}})
+    dataset = write_jsonl(tmp_path / "rows.jsonl", rows)
+    result = run("validate", str(dataset), env={"PYTHONPATH": str(site)})
+    assert result.returncode == 1
+    assert result.stdout.count("failed to load") == 1, result.stdout
+    first = next(line for line in result.stdout.splitlines() if "failed to load" in line)
+    assert first.startswith("line 1 (broke): env_config.name: env 'broke' from gym-broke 1.0")
+    assert "SWIFT_GYM_DISABLE_PLUGINS=gym-broke" in first
+    assert "  (the same for every row of env 'broke': not repeated)" in result.stdout
+    assert re.search(r"^line 3 \(frozen_lake\): env_config\.size", result.stdout, re.M)
+    assert re.search(r"broke +│ 5 +│ 0 +│ 5 ", result.stdout)
+    report = json.loads(
+        run("validate", str(dataset), "--json", env={"PYTHONPATH": str(site)}).stdout
+    )
+    assert [problem["line"] for problem in report["problems"]] == [1, 2, 3, 4, 5, 6]

@@ -248,3 +248,41 @@ def test_two_configs_of_one_env_get_a_row_each_in_the_per_env_table(tmp_path: Pa
         "frozen_lake size=4": 3,
         "frozen_lake size=6": 3,
     }
+
+
+def test_a_piped_summary_has_no_trailing_spaces(tmp_path: Path) -> None:
+    dataset = tmp_path / "two_envs.jsonl"
+    names = ["frozen_lake", "frozen_lake_ms_swift"] * 10
+    rows = [{"env_config": {"name": name, "seed": seed}} for seed, name in enumerate(names)]
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    for args in (("frozen_lake", "-n", "20"), ("--dataset", str(dataset))):
+        result = run("eval", *args, "--policy", "random")
+        assert result.returncode == 0, result.stderr
+        assert "success rate" in result.stdout
+        assert ("per env" in result.stdout) == ("--dataset" in args)
+        padded = [line for line in result.stdout.splitlines() if line != line.rstrip()]
+        assert padded == [], padded
+
+
+def test_eval_refuses_to_replace_a_file_of_episodes_without_force(tmp_path: Path) -> None:
+    out = tmp_path / "t.jsonl"
+    first = run("eval", "frozen_lake", "--policy", "random", "-n", "5", "-o", str(out))
+    assert first.returncode == 0, first.stderr
+    kept = out.read_text()
+    again = run("eval", "frozen_lake", "--policy", "oracle", "-n", "2", "-o", str(out))
+    assert again.returncode == 2
+    assert again.stdout == ""
+    assert (
+        f"error: {out} exists and is not empty: eval would replace what it holds. Give -o a new "
+        "file, or --force to replace it"
+    ) in " ".join(again.stderr.split())
+    assert out.read_text() == kept  # nothing lost
+    forced = run("eval", "frozen_lake", "--policy", "oracle", "-n", "2", "-o", str(out), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert [json.loads(line)["policy"] for line in out.read_text().splitlines()] == ["oracle"] * 2
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert (
+        run("eval", "frozen_lake", "--policy", "oracle", "-n", "1", "-o", str(empty)).returncode
+        == 0
+    )

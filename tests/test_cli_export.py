@@ -301,7 +301,7 @@ def test_nothing_selected_writes_nothing(mixed: Path, tmp_path: Path) -> None:
     output = tmp_path / "sft.jsonl"
     output.write_text("old\n")
     result = run("export", str(mixed), "--status", "won", "-o", str(output))
-    assert result.returncode == 2
+    assert result.returncode == 1  # nothing matched: a finding, not a usage error
     assert "no episode to export" in result.stderr and "status goal" in result.stderr
     assert output.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

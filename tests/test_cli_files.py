@@ -48,7 +48,8 @@ def write(request: pytest.FixtureRequest, trajectories: Path) -> Writer:
     """Runs one command with `-o PATH`."""
     commands = {
         "dataset": ("dataset", "frozen_lake", "-n", "3"),
-        "eval": ("eval", "frozen_lake", "--policy", "oracle", "-n", "3"),
+        # eval replaces a file that holds something only with --force (test_cli_eval)
+        "eval": ("eval", "frozen_lake", "--policy", "oracle", "-n", "3", "--force"),
         "report": ("report", str(trajectories)),
         "export": ("export", str(trajectories)),
     }

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_runner import run
+from cli_runner import python_json, run
 
 WIDTHS = [40, 80, 200]
 
@@ -46,7 +46,7 @@ def test_plugins_and_list_show_whole_names(columns: int) -> None:
     frozen = r"^swift-gym-frozen-lake:frozen_lake\s+0\.1\.0\s+\d+ ms\s+loaded$"
     assert re.search(frozen, plugins.stdout, re.M), plugins.stdout
     assert re.search(r"^swift_gym\.entry_points\s+-\s+\d+ ms\s+built in$", plugins.stdout, re.M)
-    assert all(len(line) <= columns for line in plugins.stdout.splitlines()[1:] if line[0] == " ")
+    assert all(len(line) <= columns for line in plugins.stdout.splitlines()[1:] if line[:1] == " ")
     listing = run("list", env=env)
     assert listing.returncode == 0, listing.stderr
     assert re.search(r"^frozen_lake\s+swift-gym-frozen-lake\s+0\.1\.0\s", listing.stdout, re.M)
@@ -154,3 +154,67 @@ def test_list_filters_by_glob_and_distribution_and_groups(many: dict[str, str]) 
     none = run("list", "nothing*", "-d", "gym-many", env=many)
     assert none.returncode == 1
     assert "no installed env matches 'nothing*' in gym-many" in none.stderr
+
+
+@pytest.mark.parametrize("given", ["frozen_lake", "swift-gym-frozen-lak", "swift_gym_frozenlake"])
+def test_list_d_naming_no_distribution_suggests_the_one_meant(given: str) -> None:
+    result = run("list", "-d", given)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert (
+        f"-d {given}: no installed distribution has that name; did you mean "
+        "'swift-gym-frozen-lake'? Distributions with envs: swift-gym, swift-gym-frozen-lake"
+    ) in " ".join(result.stderr.split())
+    json_result = run("list", "--json", "-d", given)
+    assert (json_result.returncode, json.loads(json_result.stdout)) == (1, [])
+    assert "did you mean 'swift-gym-frozen-lake'?" in json_result.stderr
+
+
+def test_plugins_lists_env_only_packages_too(tmp_path: Path) -> None:
+    info = tmp_path / "gym_envs_only-1.2.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gym-envs-only\nVersion: 1.2\n")
+    (info / "entry_points.txt").write_text(
+        "[swift_gym.envs]\nfirst = gym_envs_only:First\nsecond = gym_envs_only:Second\n"
+    )
+    result = run("plugins", env={"PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    start = lines.index("env packages (swift_gym.envs entry points, no hook needed):")
+    assert lines[start + 1].split() == ["distribution", "version", "envs"]
+    rows = [line.split() for line in lines[start + 2 :]]
+    assert ["gym-envs-only", "1.2", "2"] in rows
+    assert ["swift-gym-frozen-lake", "0.1.0", "2"] in rows
+    assert ["swift-gym", "0.1.0", "1"] in rows  # the core's openenv
+    listed = json.loads(run("plugins", "--json", env={"PYTHONPATH": str(tmp_path)}).stdout)
+    assert {"distribution": "gym-envs-only", "version": "1.2", "envs": 2} in listed["env_packages"]
+
+
+def test_each_env_of_a_package_has_a_description_of_its_own_read_without_importing_it(
+    tmp_path: Path,
+) -> None:
+    code = (
+        "import json, sys\n"
+        "from swift_gym.registry import default_registry\n"
+        "described = {s.name: s.description for s in default_registry().list()}\n"
+        "imported = [m for m in ('swift_gym_frozen_lake.env', 'swift_gym.remote.env') "
+        "if m in sys.modules]\n"
+        "print(json.dumps([described, imported]))"
+    )
+    described, imported = python_json(code, tmp_path)
+    assert imported == []  # listing reads the sources, imports no env
+    classes = python_json(
+        "import json, swift_gym_frozen_lake as f\n"
+        "from swift_gym.remote.env import OpenEnvEnv\n"
+        "first = lambda c: c.__doc__.strip().splitlines()[0]\n"
+        "print(json.dumps({'frozen_lake': first(f.FrozenLakeEnv), "
+        "'frozen_lake_ms_swift': first(f.MsSwiftFrozenLakeEnv), 'openenv': first(OpenEnvEnv)}))",
+        tmp_path,
+    )
+    assert {name: described[name] for name in classes} == classes
+    assert len(set(classes.values())) == 3
+    assert "OpenEnv" in classes["openenv"] and "see the module docstring" not in classes["openenv"]
+    listing = run("list")
+    for name, line in classes.items():
+        assert re.search(rf"^{name}\s", listing.stdout, re.M)
+        assert words(line) in words(listing.stdout), line

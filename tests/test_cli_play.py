@@ -332,3 +332,15 @@ def test_ctrl_c_during_a_step_ends_with_a_summary(hostile_env: dict[str, str]) -
     )
     assert "closed" in err
     assert "Traceback" not in err and "was destroyed but it is pending" not in err
+
+
+def test_play_without_seed_prints_the_seed_it_drew_and_that_seed_replays_it() -> None:
+    first = run("play", "frozen_lake", stdin="<action>up</action>\n")
+    assert first.returncode == 0, first.stderr
+    drawn = re.search(r"^seed (\d+) \(drawn: play this episode again with --seed \1\)$",
+                      first.stdout, re.M)  # fmt: skip
+    assert drawn, first.stdout
+    again = run("play", "frozen_lake", "--seed", drawn[1], stdin="<action>up</action>\n")
+    assert again.returncode == 0, again.stderr
+    assert "drawn" not in again.stdout
+    assert again.stdout == first.stdout[drawn.end() + 1 :]

@@ -97,3 +97,22 @@ def test_huge_info_values_stay_bounded(tmp_path: Path) -> None:
     assert max(len(line) for line in result.stdout.splitlines()) < 1000
     assert re.search(r"blob=x+…", result.stdout)
     assert re.search(r"… \d+ more keys", result.stdout)
+
+
+@pytest.mark.parametrize("command", ["replay", "export", "report"])
+def test_a_dataset_given_for_trajectories_is_named_a_dataset_with_what_to_do(
+    command: str, tmp_path: Path
+) -> None:
+    dataset = tmp_path / "rows.jsonl"
+    made = run("dataset", "frozen_lake", "-n", "3", "-o", str(dataset))
+    assert made.returncode == 0, made.stderr
+    result = run(
+        command, str(dataset), *(["-o", str(tmp_path / "out")] if command != "replay" else [])
+    )
+    assert result.returncode == 2, result.stderr
+    error = next(line for line in result.stderr.splitlines() if line.startswith("error: "))
+    assert (
+        f"{dataset} is a dataset (rows of messages and env_config), not a trajectory file" in error
+    )
+    assert f"swift-gym eval --dataset {dataset} --policy POLICY" in error
+    assert "skipped:" not in result.stderr  # one clear error, not a warning per row

@@ -203,3 +203,57 @@ def test_replay_into_head_exits_0(trajectories: Path) -> None:
     process.wait(WAIT)
     assert process.returncode == 0, stderr
     assert stderr == ""
+
+
+def test_after_ctrl_c_eval_prints_the_command_that_plays_the_rest(tmp_path: Path) -> None:
+    out = tmp_path / "t.jsonl"
+    total = 200_000
+    process = spawn(
+        "eval", "frozen_lake", "--policy", "random", "-n", str(total), "--seed-start", "7",
+        "--set", "size=5", "--max-turns", "6", "-o", str(out),
+    )  # fmt: skip
+    wait_until(has_lines(out, 50), process)
+    process.send_signal(signal.SIGINT)
+    _, stderr = finish(process)
+    assert process.returncode == 130, stderr
+    kept = assert_complete_prefix(out)
+    rest = tmp_path / f"t.from-{7 + kept}.jsonl"
+    hint = re.search(r"^to play the other (\d+) episodes: swift-gym (.+)$", stderr, re.M)
+    assert hint, stderr
+    assert int(hint[1]) == total - kept
+    args = hint[2].split()
+    assert args == [
+        "eval", "frozen_lake", "--policy", "random", "--set", "size=5", "--max-turns", "6",
+        "-n", str(total - kept), "--seed-start", str(7 + kept), "-o", str(rest),
+    ]  # fmt: skip
+    assert f"then read both: swift-gym replay {out} {rest}" in stderr
+    # the command it prints plays the next seeds, with the same settings
+    args[args.index("-n") + 1] = "3"
+    process = spawn(*args)
+    _, stderr = finish(process)
+    assert process.returncode == 0, stderr
+    played = [json.loads(line) for line in rest.read_text().splitlines()]
+    assert [r["seed"] for r in played] == [7 + kept, 8 + kept, 9 + kept]
+    assert {r["env_config"]["size"] for r in played} == {5}
+    last = json.loads(out.read_text().splitlines()[-1])
+    assert last["seed"] == 6 + kept
+
+
+def test_after_ctrl_c_a_dataset_run_says_which_rows_were_not_played(tmp_path: Path) -> None:
+    dataset = tmp_path / "rows.jsonl"
+    rows = 50_000
+    dataset.write_text("".join(f'{{"env_config": {{"seed": {i}}}}}\n' for i in range(rows)))
+    out = tmp_path / "t.jsonl"
+    process = spawn(
+        "eval", "frozen_lake", "--dataset", str(dataset), "--policy", "random", "-o", str(out)
+    )
+    wait_until(has_lines(out, 50), process)
+    process.send_signal(signal.SIGINT)
+    _, stderr = finish(process)
+    assert process.returncode == 130, stderr
+    kept = assert_complete_prefix(out)
+    assert (
+        f"not played: the {rows - kept} rows of {dataset} after its first {kept}; eval has no "
+        "option to skip rows: give it a dataset of those rows to play them"
+    ) in " ".join(stderr.split())
+    assert "to play the other" not in stderr

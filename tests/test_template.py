@@ -130,7 +130,7 @@ def test_invalid_names_are_refused_with_a_clear_message(
     with pytest.raises(FailedHookException):
         bake(env_name=env_name)
     message = capfd.readouterr().err
-    assert f"ERROR: env_name {env_name!r} is not a valid env name: " in message
+    assert f"error: env_name {env_name!r} is not a valid env name: " in message
     assert reason in message
     if try_instead:
         assert f"Try: env_name={try_instead}" in message
@@ -153,7 +153,7 @@ def test_the_command_line_shows_the_message_first(tmp_path: Path) -> None:
         timeout=120,
     )
     assert result.returncode != 0
-    assert result.stderr.startswith("ERROR: env_name 'Maze-Walker' is not a valid env name")
+    assert result.stderr.startswith("error: env_name 'Maze-Walker' is not a valid env name")
     assert list(tmp_path.glob("swift-gym-*")) == []
 
 

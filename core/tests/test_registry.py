@@ -106,7 +106,7 @@ def test_unknown_name_lists_installed_and_suggests(fake_dist: FakeDist, monkeypa
 
 def test_unknown_name_with_nothing_installed_says_what_to_install(monkeypatch) -> None:
     only(monkeypatch)
-    with pytest.raises(UnknownEnvError, match="No env is installed: pip install"):
+    with pytest.raises(UnknownEnvError, match="No env is installed: install an env package"):
         Registry().get_env_class("frozen_lake")
 
 

@@ -150,9 +150,9 @@ class UnknownEnvError(SwiftGymError, LookupError):
             more = " (swift-gym list shows them all)" if len(self.installed) > LISTED else ""
             lines.append(f"Installed envs: {self.installed.listing()}{more}.")
         else:
-            lines.append(
-                "No env is installed: pip install an env package, e.g. swift-gym-frozen-lake."
-            )
+            from .install_hints import ENV_PACKAGE_HINT
+
+            lines.append(f"No env is installed: {ENV_PACKAGE_HINT}.")
         lines.append(
             "An env package registers its envs in the 'swift_gym.envs' entry-point group; "
             "check SWIFT_GYM_LOAD_PLUGINS and SWIFT_GYM_DISABLE_PLUGINS if yours is missing."

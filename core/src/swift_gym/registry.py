@@ -21,6 +21,7 @@ from .env_names import EnvNames
 from .errors import AmbiguousEnvError, EnvLoadError, InvalidConfigError, UnknownEnvError
 from .hookspecs import RegisterEnv
 from .plugins import (
+    BUILTIN_PLUGINS,
     LoadedPlugins,
     PluginFilter,
     PluginInfo,
@@ -64,10 +65,18 @@ class EnvSpec:
 
     @property
     def description(self) -> str | None:
-        """The registration's description, else its distribution's one-line summary."""
-        if self._description or not self.distribution:
+        """The registration's description; for an entry point (which cannot give one) its
+        class's docstring, read without importing it (`env_docs`); else its distribution's
+        one-line summary."""
+        if self._description:
             return self._description
-        return _summary(self.distribution)
+        if self.plugin in BUILTIN_PLUGINS and isinstance(self._env, str):
+            from .env_docs import docstring_line
+
+            own = docstring_line(self._env)
+            if own:
+                return own
+        return _summary(self.distribution) if self.distribution else None
 
 
 @functools.cache

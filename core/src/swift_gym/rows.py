@@ -28,6 +28,7 @@ from .errors import (
     printable,
     short_repr,
 )
+from .install_hints import ENV_PACKAGE_HINT
 from .json_text import TooDeepError, loads
 from .plugins import Terminated, describe_error
 
@@ -115,6 +116,9 @@ class RowCheck:
     problems: tuple[ConfigProblem, ...] = ()
     omitted: int = 0
     """Problems beyond those listed (a config with thousands of unknown keys)."""
+    of_env: bool = False
+    """The problem is the env's (it failed to load, its name is ambiguous), not this row's: every
+    row naming the env has it."""
 
     @property
     def ok(self) -> bool:
@@ -127,7 +131,7 @@ def _name_problem(reason: str, value: Any, **extra: Any) -> ConfigProblem:
 
 def unknown_env_reason(error: UnknownEnvError) -> tuple[str, str | None, str]:
     """A one-line reason, a did-you-mean and the list of installed envs, for a row report."""
-    installed = error.installed.listing() or "none (pip install an env package)"
+    installed = error.installed.listing() or f"none ({ENV_PACKAGE_HINT})"
     return "unknown env", error.suggestion, f"installed: {installed}"
 
 
@@ -196,7 +200,7 @@ class RowChecker:
             problem = _name_problem(reason, name, suggestion=suggestion, hint=hint)
             return RowCheck(env_label(name), (problem,))
         except (AmbiguousEnvError, EnvLoadError) as error:
-            return RowCheck(env_label(name), (_name_problem(str(error), name),))
+            return RowCheck(env_label(name), (_name_problem(str(error), name),), of_env=True)
         try:
             if self.build:
                 self._build(env_class, env_config)

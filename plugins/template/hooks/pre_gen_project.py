@@ -101,7 +101,7 @@ def main():
         if problem:
             problems.append(f"{field} {text!r} is not valid: {problem}.")
     if problems:
-        print("\n".join(f"ERROR: {problem}" for problem in problems), file=sys.stderr)
+        print("\n".join(f"error: {problem}" for problem in problems), file=sys.stderr)
         sys.exit(1)
 
 

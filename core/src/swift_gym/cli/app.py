@@ -34,8 +34,9 @@ from .validate import validate
 
 EPILOG = (
     "Exit codes: 0 ok; 1 problems found (bad rows, failed episodes, an API that is down, broken "
-    "plugins); 2 usage errors (bad option, unknown env, invalid config); 130 Ctrl-C; 143 SIGTERM; "
-    "0 when the reader of stdout has gone. NO_COLOR turns colours off."
+    "plugins) or no episode matches a filter; 2 usage errors (bad option, unknown env, invalid "
+    "config); 130 Ctrl-C; 143 SIGTERM; 0 when the reader of stdout has gone. NO_COLOR turns "
+    "colours off."
 )
 
 

@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 
 from rich.console import Console
+from rich.segment import Segment
 from rich.text import Text
 
 from . import visible
@@ -37,6 +38,19 @@ def stdout() -> Console:
 def stderr() -> Console:
     """Progress bars, warnings and errors, so stdout stays clean for pipes."""
     return _Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def print_trimmed(renderable: Any) -> None:
+    """Print `renderable` on stdout without the spaces that end its lines: rich pads every cell
+    of a borderless table to its column's width, which a pipe, a file or a diff would keep."""
+    out = stdout()
+    options = out.options.update(no_wrap=True, overflow="ignore")  # as print's soft_wrap
+    for line in Segment.split_lines(out.render(renderable, options)):
+        while line and not line[-1].control and not line[-1].text.strip(" "):
+            line.pop()
+        if line:
+            line[-1] = Segment(line[-1].text.rstrip(" "), line[-1].style)
+        out.print(Text.assemble(*((s.text, s.style) for s in line if not s.control)))
 
 
 def print_json(value: Any) -> None:

@@ -150,7 +150,7 @@ def dataset(
         with (
             open_output(output) as file,
             RowChecker(registry, build=build) as checker,
-            progress_bar() as bar,
+            progress_bar("rows") as bar,
         ):
             task = bar.add_task("writing rows", total=count)
             for index, env in enumerate(envs):

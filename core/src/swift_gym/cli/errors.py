@@ -1,8 +1,9 @@
 """Exit codes scripts can trust, and the one way a command stops with an error.
 
 0: done, nothing wrong. 1: the command ran and found problems (bad dataset rows, episodes that
-failed, plugins that did not load). 2: it could not run as asked (bad option, unknown env,
-a config that does not validate, a missing file); click uses 2 for its own usage errors too.
+failed, plugins that did not load) or nothing its filters ask for. 2: it could not run as asked
+(bad option, unknown env, a config that does not validate, a missing file); click uses 2 for its
+own usage errors too.
 130 and 143: stopped by Ctrl-C or SIGTERM (128 + the signal's number, as shells report it).
 The library raises `SwiftGymError`s, never these: `from_library` turns one into a command error.
 """
@@ -39,6 +40,12 @@ class CommandError(click.ClickException):
         # messages quote data (values, names, lines): controls in them are shown escaped
         message = visible.rich(self.format_message())
         stderr().print(Text.assemble(("error: ", "bold red"), message))
+
+
+class NothingFoundError(CommandError):
+    """The command ran as asked and found nothing its filters match: exit 1, not a usage error."""
+
+    exit_code = EXIT_PROBLEMS
 
 
 def from_library(error: SwiftGymError) -> CommandError:

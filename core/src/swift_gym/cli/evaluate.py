@@ -27,6 +27,7 @@ from ..evaluation.stats import json_safe
 from ..output_files import describe, is_stdout
 from .console import print_json, stderr
 from .errors import EXIT_OK, EXIT_PROBLEMS, CommandError
+from .eval_output import print_rest, refuse_to_replace
 from .eval_run import EvalRun
 from .options import json_option, parse_overrides, set_option
 from .summary_view import print_summary
@@ -72,6 +73,11 @@ DEFAULT_RETRIES = defaults.RETRIES
     "stderr).",
 )  # fmt: skip
 @click.option(
+    "--force", is_flag=True,
+    help="Replace -o FILE if it holds something (without it eval refuses: that keeps the "
+    "episodes of an earlier run).",
+)  # fmt: skip
+@click.option(
     "--base-url", envvar="OPENAI_BASE_URL", show_envvar=True,
     help=f"openai: the API's base URL, up to /v1 [default: {defaults.BASE_URL}].",
 )  # fmt: skip
@@ -108,6 +114,7 @@ def evaluate(
     max_turns: int | None,
     concurrency: int,
     output: Path | None,
+    force: bool,
     base_url: str | None,
     model: str | None,
     api_key_env: str | None,
@@ -123,7 +130,8 @@ def evaluate(
     turns, the invalid-action rate and the count of each final status. Exits 1 if an episode
     failed (env error, API error or timeout) or the API or an env server went down (the episodes
     not started are recorded as not_played), else 0. Ctrl-C stops the run and prints the summary
-    of the episodes played (exit 130; SIGTERM: 143); -o then keeps them, in order.
+    of the episodes played (exit 130; SIGTERM: 143); -o then keeps them, in order, and eval
+    prints the command that plays the rest. A non-empty -o file is replaced only with --force.
     """
     fields = parse_overrides(overrides, {"name": "the env is the NAME argument"})
     if dataset is None:
@@ -133,6 +141,7 @@ def evaluate(
             raise CommandError("--set seed=...: episode i gets seed --seed-start + i")
     if is_stdout(output) and as_json:
         raise CommandError("-o - and --json both write to stdout: give -o a file")
+    refuse_to_replace(output, force)
     env = {"name": name, **fields} if name else fields or None
     chosen = _policy(
         policy, base_url, model, api_key_env, timeout, retries, temperature, max_tokens
@@ -187,6 +196,8 @@ def evaluate(
         with redirect_stdout(sys.stderr) if is_stdout(output) else nullcontext():
             print_summary(summary, title, kept, result.stopped, per_env, extra["cut_off_hint"])
     if result.signal is not None:
+        kept = result.total - result.unrecorded
+        print_rest(click.get_current_context(), kept, result.unrecorded, seed_start, dataset)
         raise SystemExit(128 + result.signal)
     failed = summary["failed_episodes"] or result.stopped
     raise SystemExit(EXIT_PROBLEMS if failed else EXIT_OK)

@@ -16,7 +16,7 @@ from ..evaluation.sft import ExportCounts, Selection, sft_lines
 from ..output_files import describe, open_output
 from . import visible
 from .console import stderr
-from .errors import CommandError
+from .errors import CommandError, NothingFoundError
 from .trajectories import read_trajectories, trajectory_files
 from .transcript import plural
 
@@ -70,7 +70,7 @@ def export(
                     file.write(line + "\n")
             if not counts.written:
                 why = f": {counts.summary()}" if counts.skipped else ""
-                raise CommandError(
+                raise NothingFoundError(
                     f"no episode to export from {plural(counts.episodes, 'episode')}{why}"
                 )
     except KeyboardInterrupt:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.text import Text
 
+from ..install_hints import ENV_PACKAGE_HINT
 from . import visible
 from .columns import column_lines, wrap
 from .console import print_json, stderr, stdout
@@ -49,6 +50,9 @@ def list_envs(
 
     registry = default_registry()
     specs = [spec for spec in registry.list() if _wanted(spec, patterns, distributions)]
+    unknown = _unknown_distributions(registry.list(), distributions)
+    for note in unknown:
+        stderr().print(visible.rich(note))
     if as_json:
         print_json(
             [
@@ -66,6 +70,8 @@ def list_envs(
         raise SystemExit(EXIT_PROBLEMS if not specs and (patterns or distributions) else EXIT_OK)
     _warn_problems(registry.problems)
     if not specs:
+        if unknown and not patterns:
+            raise SystemExit(EXIT_PROBLEMS)  # what -d should say is said
         if patterns or distributions:
             wanted = " or ".join(repr(p) for p in patterns) or "any name"
             if distributions:
@@ -73,9 +79,7 @@ def list_envs(
             note = f"no installed env matches {wanted}: swift-gym list shows them all"
             stderr().print(visible.rich(note))
             raise SystemExit(EXIT_PROBLEMS)
-        stdout().print(
-            "No env is installed: pip install an env package, e.g. swift-gym-frozen-lake."
-        )
+        stdout().print(f"No env is installed: {ENV_PACKAGE_HINT}.", markup=False)
         return
     out = stdout()
     if group:
@@ -95,6 +99,8 @@ def list_envs(
     out.file.flush()
 
 
+DISTRIBUTIONS_SHOWN = 20
+"""Distributions a note about an unknown `-d` lists, before `and N more`."""
 GROUP_NAMES_SHOWN = 8
 """Names a `list --group` line shows of its distribution, before `and N more`."""
 
@@ -112,6 +118,33 @@ def _wanted(spec: Any, patterns: tuple[str, ...], distributions: tuple[str, ...]
         fnmatchcase(spec.name, pattern) or fnmatchcase(spec.qualified_name, pattern)
         for pattern in patterns
     )
+
+
+def _unknown_distributions(specs: list[Any], distributions: tuple[str, ...]) -> list[str]:
+    """A note for each of `distributions` that no installed env comes from, with the closest
+    one's name (`-d frozen_lake`: did you mean 'swift-gym-frozen-lake'?)."""
+    from ..errors import did_you_mean
+    from ..plugins import normalize_distribution
+
+    names = sorted({spec.distribution or spec.plugin or "" for spec in specs} - {""})
+    by_key = {normalize_distribution(name): name for name in names}
+    notes = []
+    for given in distributions:
+        key = normalize_distribution(given)
+        if key in by_key:
+            continue
+        note = f"-d {given}: no installed distribution has that name"
+        close = did_you_mean(key, by_key)
+        if close is not None:
+            note += f"; did you mean {by_key[close]!r}?"
+        shown = ", ".join(names[:DISTRIBUTIONS_SHOWN])
+        more = (
+            f" and {len(names) - DISTRIBUTIONS_SHOWN} more"
+            if len(names) > DISTRIBUTIONS_SHOWN
+            else ""
+        )
+        notes.append(f"{note} Distributions with envs: {shown or 'none'}{more}")
+    return notes
 
 
 def _groups(specs: list[Any]) -> list[tuple[str, str, str, str]]:
@@ -179,7 +212,8 @@ def info(name: str, schema: bool, as_json: bool) -> None:
 @click.command()
 @json_option
 def plugins(as_json: bool) -> None:
-    """Show hook plugins: import time, those that failed to load or have a misspelt hook.
+    """Show hook plugins: import time, those that failed to load or have a misspelt hook; then
+    the env packages: distributions that register envs through the swift_gym.envs entry points.
 
     Exits 1 if a plugin failed, a plugin's hooks have a problem or the registry reported one.
     """
@@ -191,8 +225,16 @@ def plugins(as_json: bool) -> None:
     rows = [_plugin_row(info, info.name in BUILTIN_PLUGINS) for info in infos]
     filters = {var: os.environ.get(var) for var in (LOAD_VARIABLE, DISABLE_VARIABLE)}
     failed = any(row["error"] or row["problems"] for row in rows) or bool(registry.problems)
+    packages = _env_packages(registry.list())
     if as_json:
-        print_json({"plugins": rows, "problems": registry.problems, "filters": filters})
+        print_json(
+            {
+                "plugins": rows,
+                "env_packages": packages,
+                "problems": registry.problems,
+                "filters": filters,
+            }
+        )
     else:
         out = stdout()
         headers = ("plugin", "version", "import", "status")  # a name starts with its dist
@@ -207,12 +249,38 @@ def plugins(as_json: bool) -> None:
             style = "red" if row["error"] or row["problems"] else "green"
             for fixed, last in lines:
                 out.print(Text.assemble(fixed, (last, style)))
+        if packages:
+            out.print("\nenv packages (swift_gym.envs entry points, no hook needed):")
+            table = [(p["distribution"], p["version"] or "-", f"{p['envs']:,}") for p in packages]
+            header, *package_lines = column_lines(
+                ("distribution", "version", "envs"), table, out.width
+            )
+            for fixed, last in header:
+                out.print(Text(f"{fixed}{last}".rstrip(), style="bold"))
+            for lines in package_lines:
+                for fixed, last in lines:
+                    out.print(Text(f"{fixed}{last}".rstrip()))
         for problem in registry.problems:
             out.print(Text.assemble(("problem: ", "red"), problem))
         for var, value in filters.items():
             if value is not None:
                 out.print(Text(f"{var}={value!r}"))
     raise SystemExit(EXIT_PROBLEMS if failed else EXIT_OK)
+
+
+def _env_packages(specs: list[Any]) -> list[dict[str, Any]]:
+    """Each distribution with envs in the swift_gym.envs group: its version and env count."""
+    from ..plugins import BUILTIN_PLUGINS
+
+    counts: dict[tuple[str, str | None], int] = {}
+    for spec in specs:
+        if spec.plugin in BUILTIN_PLUGINS and spec.distribution:
+            key = (spec.distribution, spec.version)
+            counts[key] = counts.get(key, 0) + 1
+    return [
+        {"distribution": dist, "version": version, "envs": count}
+        for (dist, version), count in sorted(counts.items())
+    ]
 
 
 def _plugin_row(info: PluginInfo, builtin: bool) -> dict[str, Any]:

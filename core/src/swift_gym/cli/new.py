@@ -2,18 +2,20 @@
 
 The template is the repository's `plugins/template/`, shipped inside the core as
 `swift_gym/template`; an editable install reads it from the checkout. Baking needs cookiecutter,
-an optional dependency (`pip install "swift-gym[new]"`).
+an optional dependency (the `new` extra: `pip install "./core[new]"` in a clone).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import tempfile
 from pathlib import Path
 
 import click
 
+from ..install_hints import extra_hint
 from .console import stdout
 from .errors import CommandError
 
@@ -51,12 +53,14 @@ def new(env_name: str, output_dir: Path, description: str | None, author: str | 
     pip install -e 'swift-gym-ENV_NAME[test]' && python -m pytest swift-gym-ENV_NAME
     """
     try:
-        from cookiecutter.exceptions import CookiecutterException, FailedHookException
+        from cookiecutter.exceptions import (
+            CookiecutterException,
+            FailedHookException,
+            OutputDirExistsException,
+        )
         from cookiecutter.main import cookiecutter
     except ImportError:
-        raise CommandError(
-            "swift-gym new needs cookiecutter: pip install 'swift-gym[new]'"
-        ) from None
+        raise CommandError(f"swift-gym new needs cookiecutter: {extra_hint('new')}") from None
     context = {"env_name": env_name}
     context.update({k: v for k, v in (("description", description), ("author", author)) if v})
     # cookiecutter logs a traceback when the hook refuses a name; the hook's own message is enough
@@ -71,9 +75,15 @@ def new(env_name: str, output_dir: Path, description: str | None, author: str | 
                 str(template), no_input=True, extra_context=context, output_dir=str(output_dir)
             )
     except FailedHookException:  # the hook has printed what is wrong with the input
-        raise CommandError(f"env name {env_name!r} was refused (see above)") from None
+        raise CommandError("nothing was baked: fix the input above") from None
+    except OutputDirExistsException as error:
+        found = re.search(r'"(.+)"', str(error))
+        where = found[1] if found else str(output_dir)
+        raise CommandError(
+            f"{where} already exists: give -o another directory, or remove it"
+        ) from None
     except CookiecutterException as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(str(error).removeprefix("Error: ")) from None
     stdout().print(f"baked {baked}", markup=False)
     stdout().print(
         f"next: pip install -e '{baked}[test]' && python -m pytest {baked}", markup=False

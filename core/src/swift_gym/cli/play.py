@@ -5,12 +5,14 @@ The system prompt and each observation are printed as the model reads them (made
 terminal, input has line editing and history (stdlib `readline`: arrow keys move in the line
 and recall earlier replies, so they are never sent as replies); Ctrl-D and Ctrl-C end the
 session at once with its summary, Ctrl-C with exit code 130. Input may be piped, so a scripted
-game is a file of replies; piped replies are echoed, escaped.
+game is a file of replies; piped replies are echoed, escaped. Without a seed (`--seed` or
+`--set seed=`) the command draws one and prints it first, so the game can be played again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import sys
 from collections.abc import Coroutine, Iterator
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
 
 """Ctrl-C: 128 + SIGINT, as shells report a command a signal stopped."""
 PROMPT = Text("reply> ", style="bold cyan")
+DRAWN_SEEDS = 2**32
+"""Seeds `play` draws from when given none: any of them replays with `--seed`."""
 
 T = TypeVar("T")
 
@@ -65,7 +69,13 @@ def play(name: str, overrides: tuple[str, ...], seed: int | None, max_turns: int
     fields = parse_overrides(overrides, {"name": "the env is the NAME argument"})
     if seed is not None:
         fields["seed"] = seed
+    drawn = "seed" not in fields
+    if drawn:
+        fields["seed"] = random.randrange(DRAWN_SEEDS)
     env = default_registry().make({"name": name, **fields})
+    if drawn:
+        again = f"play this episode again with --seed {fields['seed']}"
+        stdout().print(f"seed {fields['seed']} (drawn: {again})", markup=False)
     session = Session()
     loop = asyncio.new_event_loop()
     try:

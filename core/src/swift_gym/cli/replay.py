@@ -26,7 +26,7 @@ from rich.text import Text
 from ..evaluation.training import StepRange, TrainingPlace, parse_step_range, training_place
 from . import visible
 from .console import cells, stdout
-from .errors import CommandError
+from .errors import CommandError, NothingFoundError
 from .trajectories import read_trajectories, trajectory_files
 from .transcript import note, number, plural, section, step_note
 
@@ -254,7 +254,7 @@ def replay(
     where = _where(trajectories, files)
     if not wanted:
         raise CommandError(f"{where} holds no episodes")
-    raise CommandError(
+    raise NothingFoundError(
         f"no episode with {wanted} among the {seen.total} in {where}{seen.hints(wanted)}"
     )
 

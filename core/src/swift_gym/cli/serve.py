@@ -13,12 +13,13 @@ import sys
 
 import click
 
+from ..install_hints import extra_hint
 from ..serving.options import DEFAULT_PORT
 from .console import stderr
 from .errors import CommandError
 from .options import parse_overrides, set_option
 
-EXTRA_HINT = 'swift-gym serve needs its extra: pip install "swift-gym[serve]"'
+EXTRA_HINT = f"swift-gym serve needs its extra: {extra_hint('serve')}"
 
 
 @click.command()

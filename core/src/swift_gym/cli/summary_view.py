@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import visible
-from .console import cells, stdout
+from .console import cells, print_trimmed, stdout
 
 PER_ENV_SHOWN = 20
 """Envs the per-env table shows at most: those with most episodes (ties by name)."""
@@ -70,7 +70,7 @@ def print_summary(
     if summary.get("not_played"):
         table.add_row("not played", str(summary["not_played"]), "not in the rates above")
     out = stdout()
-    out.print(table)
+    print_trimmed(table)
     for error, count in summary["errors"].items():
         out.print(Text.assemble((f"  {count} x ", "red"), visible.rich(error)))
     if cut_off:
@@ -111,7 +111,7 @@ def print_per_env(per_env: dict[str, dict[str, Any]]) -> None:
             Text(str(failed), style="red" if failed else ""),
         )
     out = stdout()
-    out.print(table)
+    print_trimmed(table)
     more = len(ranked) - PER_ENV_SHOWN
     if more > 0:
         out.print(

@@ -2,6 +2,8 @@
 
 What it prints is bounded whatever the file holds: values are cut, names and reasons escaped,
 a row lists `MAX_PROBLEMS` problems and counts the rest, and `--json` lists `MAX_JSON_PROBLEMS`.
+A problem of the env itself (a package that fails to load) is printed once, at its first row,
+not for each of its rows (`--json` still lists it for each row).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..rows import STDIN, RowCheck, RowChecker, problem_fields, read_jsonl
+from . import visible
 from .console import cells, print_json, stderr, stdout
 from .errors import EXIT_OK, EXIT_PROBLEMS
 from .options import json_option
@@ -73,9 +76,10 @@ def validate(dataset: Path, gym_env: str | None, build: bool, as_json: bool) -> 
     problems: list[dict[str, Any]] = []
     omitted = 0
     out = stdout()
+    shown_envs: set[str] = set()  # envs whose own problem (a load error) is printed
     size = _size(dataset)
     name = "stdin" if str(dataset) == STDIN else dataset.name
-    with RowChecker(default_registry(), gym_env, build) as checker, progress_bar(False) as bar:
+    with RowChecker(default_registry(), gym_env, build) as checker, progress_bar(None) as bar:
         task = bar.add_task(f"validating {name}", total=size or None)
         for line in read_jsonl(dataset):
             bar.update(task, completed=line.end)
@@ -91,12 +95,18 @@ def validate(dataset: Path, gym_env: str | None, build: bool, as_json: bool) -> 
                     continue
                 bad[check.env] += 1
                 found = _problem_dicts(line.number, check)
-                if not as_json:
+                if check.of_env and check.env in shown_envs:
+                    pass  # printed at the env's first row
+                elif not as_json:
                     head = f"line {line.number} ({check.env}): "
                     for problem in check.problems:
                         out.print(Text.assemble((head, "bold red"), str(problem)))
                     if check.omitted:
                         out.print(Text.assemble((head, "bold red"), found[-1]["reason"]))
+                    if check.of_env:
+                        shown_envs.add(check.env)
+                        same = f"  (the same for every row of env {check.env!r}: not repeated)"
+                        out.print(visible.rich(same))
             if as_json:
                 room = MAX_JSON_PROBLEMS - len(problems)
                 problems.extend(found[: max(room, 0)])

@@ -61,13 +61,14 @@ class ProgressBar:
         from rich import progress
         from rich.console import Console
 
+        from .bar_columns import TimesColumn
+
         self.console = console or Console(stderr=True, highlight=False)
         self.bar = bar or progress.Progress(
             progress.TextColumn("{task.description}", markup=False),  # names from a server
             progress.BarColumn(),
             progress.MofNCompleteColumn(),
-            progress.TimeElapsedColumn(),
-            progress.TimeRemainingColumn(),
+            TimesColumn("episodes"),
             console=self.console,
             transient=True,
         )

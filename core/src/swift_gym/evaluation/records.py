@@ -122,6 +122,11 @@ def record_problem(row: dict[str, Any]) -> str | None:
     return None
 
 
+def is_dataset_row(row: dict[str, Any]) -> bool:
+    """A dataset row (`swift-gym dataset`, a training set): a prompt to play, no episode."""
+    return "messages" in row and "turns" not in row
+
+
 Skipped = Callable[[str], None]
 """Told why each line that is no episode record was skipped ("FILE, line N: why")."""
 
@@ -131,11 +136,20 @@ def read_records(path: Path | str, skipped: Skipped | None = None) -> Iterator[d
     `skipped` told why) and reading goes on; a file with lines but no episode at all raises
     `TrajectoryFileError` with the first line's reason. A cut last line alone (a process killed
     while writing its first episode) is skipped like any other, but leaves the file empty
-    rather than wrong, so one such file does not stop reading a directory of them."""
+    rather than wrong, so one such file does not stop reading a directory of them.
+
+    Dataset rows are no episodes either, but are not told one by one: a file of them with no
+    episode is a dataset given where trajectories belong, which the error says (and how to play
+    it); dataset rows among episodes are told once, at the end."""
     path = Path(path)
     good = 0
     first = ""
+    dataset_rows = first_dataset_row = 0
     for line in read_jsonl(path):
+        if line.row is not None and is_dataset_row(line.row):
+            dataset_rows += 1
+            first_dataset_row = first_dataset_row or line.number
+            continue
         why = line.error if line.row is None else record_problem(line.row)
         if why is not None:
             reason = f"{path}, line {line.number}: {why}"
@@ -146,5 +160,15 @@ def read_records(path: Path | str, skipped: Skipped | None = None) -> Iterator[d
             continue
         good += 1
         yield line.row  # type: ignore[misc]
+    if dataset_rows and not good:
+        raise TrajectoryFileError(
+            f"{path} is a dataset (rows of messages and env_config), not a trajectory file: "
+            f"play it to record episodes (swift-gym eval --dataset {path} --policy POLICY "
+            "-o FILE, or evaluate(dataset=..., output=...)), then read FILE"
+        )
+    if dataset_rows and skipped is not None:
+        more = " and later" if dataset_rows > 1 else ""
+        rows = f"{dataset_rows} dataset row{'s' * (dataset_rows > 1)}"
+        skipped(f"{path}, line {first_dataset_row}{more}: {rows} (messages), not episodes")
     if first and not good:
         raise TrajectoryFileError(first)

@@ -41,7 +41,7 @@ _turns = itertools.count()
 
 
 class OpenEnvEnv(Env):
-    """A remote env (see the module docstring)."""
+    """An env served on another machine (swift-gym serve, any OpenEnv server), over the wire."""
 
     config_model: ClassVar[type[OpenEnvConfig]] = OpenEnvConfig
     reaches_network: ClassVar[bool] = True

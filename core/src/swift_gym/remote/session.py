@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 from typing import Any
 
+from ..install_hints import extra_hint
 from .protocol import Observation, RemoteEnvError, ServerDownError, close_frame, parse_frame
 
 MAX_FRAME_BYTES = 16 * 2**20
@@ -23,7 +24,7 @@ def _websockets() -> Any:
         from websockets.asyncio.client import connect
     except ImportError:
         raise RemoteEnvError(
-            "the openenv env needs the websockets package: pip install 'swift-gym[remote]'"
+            f"the openenv env needs the websockets package: {extra_hint('remote')}"
         ) from None
     return connect
 

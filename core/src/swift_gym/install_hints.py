@@ -1,0 +1,27 @@
+"""How messages say to install what is missing, the way the README installs swift-gym: from a
+clone of the repository (`pip install "./core[serve]"`, `pip install ./plugins/frozen_lake`),
+since swift-gym is not on PyPI; or, for an extra, the packages it holds (works anywhere).
+
+`EXTRAS` must list what core/pyproject.toml's optional dependencies list (a test checks it).
+"""
+
+from __future__ import annotations
+
+EXTRAS = {
+    "new": "cookiecutter>=2.6",
+    "remote": "websockets>=15",
+    "serve": "starlette>=0.40 uvicorn>=0.30 websockets>=15",
+}
+"""The packages of each extra of the core, as pip takes them."""
+
+
+def extra_hint(extra: str) -> str:
+    """`pip install "./core[serve]"` in a clone of swift-gym, or the extra's own packages."""
+    packages = " ".join(f'"{requirement}"' for requirement in EXTRAS[extra].split())
+    return f'pip install "./core[{extra}]" in a clone of swift-gym, or pip install {packages}'
+
+
+ENV_PACKAGE_HINT = (
+    "install an env package, e.g. FrozenLake from a clone of swift-gym: "
+    "pip install ./plugins/frozen_lake"
+)
