@@ -188,7 +188,7 @@ class FrozenLakeEnv(Env):
 
 
 class MsSwiftFrozenLakeEnv(FrozenLakeEnv):
-    """`frozen_lake_ms_swift`: a drop-in for ms-swift's example plugin, rows left as they are.
+    """FrozenLake as ms-swift's example plugin plays it: a drop-in, rows left as they are.
 
     `--gym_env frozen_lake_ms_swift` plays the example's `{"seed": N}` rows with its words and
     its reading of replies; every field of `frozen_lake` can still be set per row.
