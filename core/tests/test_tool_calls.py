@@ -170,6 +170,12 @@ def test_duplicate_ids_are_made_unique() -> None:
     assert [c.id for c in calls] == ["a", "call_1", "call_2"]
 
 
+def test_a_replaced_id_never_takes_an_id_the_model_gave() -> None:
+    calls = tool_calls([assistant([{"id": "call_1"}, {"id": None}, {"id": "call_1_1"}])])
+    assert len({c.id for c in calls}) == 3
+    assert calls[0].id == "call_1"
+
+
 def test_at_most_max_tool_calls_are_read() -> None:
     many = [{"id": f"c{i}", "function": {"name": "f", "arguments": "{}"}} for i in range(10_000)]
     calls = tool_calls([assistant(many)])

@@ -20,7 +20,8 @@ MAX_TOOL_CALLS = 64
 """Calls of one reply read at most; later ones are dropped (and get no result)."""
 MAX_CALL_ID_CHARS = 256
 """A call id longer than this (or empty, not text, or with control characters or lone
-surrogates) is replaced by `call_<index>`, so every result can be tied to its call."""
+surrogates), or one an earlier call of the reply took, is replaced by `call_<index>` (made unique),
+so every result can be tied to its call."""
 
 
 def reply_text(messages: Any) -> str:
@@ -104,6 +105,10 @@ def _tool_call(item: Any, index: int, seen: set[str]) -> ToolCall:
         or call_id in seen
     ):
         call_id = f"call_{index}"
+    suffix = 0
+    while call_id in seen:  # the model may itself have written an id of that form
+        suffix += 1
+        call_id = f"call_{index}_{suffix}"
     return ToolCall(
         id=call_id,
         name=name if isinstance(name, str) else "",
