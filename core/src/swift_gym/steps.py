@@ -74,6 +74,13 @@ def as_step_result(value: Any, calls: Sequence[ToolCall] | None = None) -> StepR
         raise InvalidStepError(f"step()'s done must be a bool, got {short_repr(done)}")
     if not isinstance(info, dict):
         raise InvalidStepError(f"step()'s info must be a dict, got {short_repr(info)}")
+    check_tool_results(results, calls)
+    return StepResult(observation, float(reward), done, info, tuple(results))
+
+
+def check_tool_results(results: Any, calls: Sequence[ToolCall] | None = None) -> None:
+    """Raise InvalidStepError unless `results` is a list of ToolResults that, given `calls`,
+    answers each call once, by its id and tool name, and nothing else."""
     if isinstance(results, (str, bytes)) or not isinstance(results, (tuple, list)):
         raise InvalidStepError(f"step()'s tool_results must be a list, got {short_repr(results)}")
     for index, result in enumerate(results):
@@ -81,13 +88,8 @@ def as_step_result(value: Any, calls: Sequence[ToolCall] | None = None) -> StepR
             raise InvalidStepError(
                 f"step()'s tool_results[{index}] must be a ToolResult, got {short_repr(result)}"
             )
-    if calls is not None:
-        _check_ties(results, calls)
-    return StepResult(observation, float(reward), done, info, tuple(results))
-
-
-def _check_ties(results: Sequence[ToolResult], calls: Sequence[ToolCall]) -> None:
-    """Each call answered once, by its id and tool name; nothing else answered."""
+    if calls is None:
+        return
     names = {call.id: call.name for call in calls}
     answered: set[str] = set()
     for result in results:
