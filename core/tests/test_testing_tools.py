@@ -95,6 +95,8 @@ def test_a_call_left_unanswered_is_a_step_violation() -> None:
     report = check_env(FirstCallOnlyEnv, CONFIGS, sample_replies=SAMPLES)
     messages = [violation.message for violation in report.of("step")]
     assert any("no result for call 'c1'" in message for message in messages), str(report)
+    labels = {violation.reply for violation in report.of("step")}
+    assert labels <= {"'' with 2 tool calls", "'' with 3 tool calls"} and labels, labels
 
 
 def test_invalid_tools_are_a_tools_violation_after_reset() -> None:
