@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 
 import pytest
 from hypothesis import given, settings
@@ -290,6 +291,14 @@ def test_offered_schemas_are_kept_as_openai_function_tools() -> None:
     assert TOOLS.names == ("get_weather", "search")
     bare = ToolSet([tool("ping")])
     assert bare[0]["function"]["parameters"] == {"type": "object", "properties": {}}
+
+
+def test_a_tool_set_pickles_and_checks_the_same_after() -> None:
+    """Env instances travel between processes (ms-swift's Ray driver, a spawned worker)."""
+    copy = pickle.loads(pickle.dumps(TOOLS))
+    assert list(copy) == list(TOOLS) and copy.names == TOOLS.names
+    bad = call('{"city": "x", "unit": "k"}')
+    assert copy.check(bad) == TOOLS.check(bad)
 
 
 def test_duplicate_names_are_refused() -> None:

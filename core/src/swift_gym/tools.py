@@ -109,6 +109,10 @@ class ToolSet(Sequence[dict[str, Any]]):
         more = len(self.names) - _NAMES_SHOWN
         self._listing = listed + (f" and {more} more" if more > 0 else "") if listed else "none"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its schemas (its checkers are closures): rebuilt, so checked again."""
+        return ToolSet, (self._schemas,)
+
     def __getitem__(self, index: Any) -> Any:
         return self._schemas[index]
 
