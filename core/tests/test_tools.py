@@ -324,6 +324,13 @@ def test_bad_schemas_are_refused_with_their_place() -> None:
     assert "minLength" in text
 
 
+def test_a_schema_no_call_can_match_is_refused() -> None:
+    closed = {"type": "object", "properties": {"a": {}}, "required": ["b"]}
+    text = offer_error([tool("f", {**closed, "additionalProperties": False})])
+    assert "required property 'b' is not among the properties" in text
+    ToolSet([tool("f", closed)])  # open: 'b' may come as an additional property
+
+
 def test_keywords_the_checker_does_not_understand_are_refused_by_name() -> None:
     text = offer_error([tool("a", {"type": "object", "properties": {"u": {"pattern": "^a+$"}}})])
     assert "'pattern' is not supported" in text

@@ -334,6 +334,14 @@ def _object(schema: dict[str, Any], where: str, depth: int) -> Checker:
     ):
         raise SchemaError(f"{where}.required", "must be a list of property names, each once")
     extra = schema.get("additionalProperties", True)
+    if extra is False:
+        for name in required:
+            if name not in properties:
+                raise SchemaError(
+                    f"{where}.required",
+                    f"required property {short_repr(name)} is not among the properties, and "
+                    "additionalProperties is false: no call could match",
+                )
     extra_checker = (
         None if extra is True else _compile(extra, f"{where}.additionalProperties", depth + 1)
     )
