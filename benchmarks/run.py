@@ -31,6 +31,10 @@ BENCHMARKS = {
         ["--trajectories", "10000", "--repeats", "5", "--memory-repeats", "3"],
         ["--trajectories", "500", "--repeats", "1", "--memory-repeats", "1"],
     ),
+    "bench_tools.py": (
+        ["--calls", "20000", "--repeats", "9"],
+        ["--calls", "200", "--repeats", "1"],
+    ),
     "bench_remote.py": (
         ["--episodes", "200", "--throughput-episodes", "1024", "--repeats", "5"],
         ["--episodes", "10", "--throughput-episodes", "256", "--repeats", "1"],

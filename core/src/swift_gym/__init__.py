@@ -3,7 +3,8 @@
 Attributes load on first use (PEP 562), so `import swift_gym` costs a few milliseconds and
 pydantic, pluggy and the entry-point scan are paid only by the code that needs them.
 
-The rooms, bottom up: the contract (`env`, `config`, `json_config`, `errors`), the hooks and
+The rooms, bottom up: the contract (`env`, `config`, `json_config`, `errors`; for tools
+`tools`, `tool_schema`, `steps`, and `replies` to read a reply), the hooks and
 registries (`hookspecs`, `plugins`, `registry` for envs, `rewards` for reward functions), shared
 plumbing (`rows`, `json_text`, `output_files`), the library parts (`evaluation`: `evaluate(...)`;
 `testing`: the conformance kit), and the two faces on top (`ms_swift` adapters, the `cli`
@@ -33,6 +34,15 @@ _EXPORTS = {
     "get_env_class": "registry",
     "make": "registry",
     "reply_text": "replies",
+    "tool_calls": "replies",
+    "ToolCall": "tools",
+    "ToolResult": "tools",
+    "ToolSet": "tools",
+    "offered_tools": "tools",
+    "InvalidToolsError": "errors",
+    "StepResult": "steps",
+    "as_step_result": "steps",
+    "InvalidStepError": "errors",
     "hookimpl": "hookspecs",
     "evaluate": "evaluation",
     "evaluate_async": "evaluation",
@@ -48,18 +58,27 @@ __all__ = [
     "EnvSpec",
     "EvalResult",
     "InvalidConfigError",
+    "InvalidStepError",
+    "InvalidToolsError",
     "JsonObject",
     "Message",
+    "StepResult",
     "SwiftGymError",
+    "ToolCall",
+    "ToolResult",
+    "ToolSet",
     "UnknownEnvError",
     "__version__",
+    "as_step_result",
     "evaluate",
     "evaluate_async",
     "get_env_class",
     "hookimpl",
     "list_envs",
     "make",
+    "offered_tools",
     "reply_text",
+    "tool_calls",
     "validate_config",
 ]
 
@@ -72,6 +91,8 @@ if TYPE_CHECKING:
         ConfigProblem,
         EnvLoadError,
         InvalidConfigError,
+        InvalidStepError,
+        InvalidToolsError,
         SwiftGymError,
         UnknownEnvError,
     )
@@ -79,7 +100,9 @@ if TYPE_CHECKING:
     from .hookspecs import hookimpl
     from .json_config import JsonObject
     from .registry import EnvSpec, get_env_class, list_envs, make
-    from .replies import reply_text
+    from .replies import reply_text, tool_calls
+    from .steps import StepResult, as_step_result
+    from .tools import ToolCall, ToolResult, ToolSet, offered_tools
 
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)

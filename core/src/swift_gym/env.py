@@ -13,6 +13,10 @@ from typing import Any, ClassVar
 
 from .config import EnvConfig, validate_config
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .steps import StepResult
+
 Message = dict[str, Any]
 """One chat message: {"role": ..., "content": ...}, as ms-swift passes them."""
 
@@ -50,8 +54,25 @@ class Env(ABC):
         """
 
     @abstractmethod
-    async def step(self, messages: list[Message]) -> tuple[str, float, bool, dict[str, Any]]:
-        """Apply the model's newest reply (`messages[-1]`): (observation, reward, done, info)."""
+    async def step(
+        self, messages: list[Message]
+    ) -> tuple[str, float, bool, dict[str, Any]] | StepResult:
+        """Apply the model's newest reply (`messages[-1]`): (observation, reward, done, info).
+
+        An env that offers tools reads the reply's calls with `swift_gym.tool_calls(messages)`
+        and returns a `StepResult` holding one `ToolResult` per call (and text, if any).
+        """
+
+    def tools(self) -> Sequence[Mapping[str, Any]]:
+        """The tools the model may call in this episode; valid after `reset`, which may change
+        them. OpenAI function-tool schemas: `{"type": "function", "function": {"name": ...,
+        "description": ..., "parameters": <JSON Schema object>}}`, or a `ToolSet` of them (built
+        once, so they are checked once).
+
+        The default, none, keeps the env a text env. Callers check what is offered with
+        `swift_gym.offered_tools(env)`, which raises InvalidToolsError for invalid schemas.
+        """
+        return []
 
     async def close(self) -> None:  # noqa: B027 - a no-op default is the point
         """Release resources. Safe to call more than once."""

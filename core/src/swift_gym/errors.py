@@ -209,3 +209,32 @@ class EnvUnavailableError(SwiftGymError, ConnectionError):
     """The server an env plays on does not answer at all (nothing accepts a connection): no
     episode can be played there. `swift-gym eval` then starts no new episode, as when the model
     endpoint is down. An env may raise it for its own services too."""
+
+
+class InvalidToolsError(SwiftGymError, ValueError):
+    """The tools an env offers are not valid OpenAI function tools (a bad name, a duplicate, a
+    parameters schema that is not JSON Schema or uses what the checker does not support). Lists
+    every problem at once, like `InvalidConfigError`: it is the env author's to fix."""
+
+    def __init__(self, label: str, problems: Sequence[str]):
+        problems = tuple(problems)
+        super().__init__(label, problems[:MAX_PROBLEMS])
+        self.label = label
+        self.problems = problems[:MAX_PROBLEMS]
+        self.omitted = len(problems) - len(self.problems)
+
+    def __str__(self) -> str:
+        count = len(self.problems) + self.omitted
+        lines = [
+            f"invalid tools offered by {short_repr(self.label)} ({count} problem"
+            f"{'s' * (count != 1)}):"
+        ]
+        lines.extend(f"  - {printable(problem)}" for problem in self.problems)
+        if self.omitted:
+            lines.append(f"  - and {self.omitted} more")
+        return "\n".join(lines)
+
+
+class InvalidStepError(SwiftGymError, ValueError):
+    """What an env's `step` returned is neither `(observation, reward, done, info)` nor a valid
+    `StepResult`, or its tool results do not answer the calls one to one."""

@@ -15,8 +15,9 @@ from typing import Any
 
 from ..env import Env, Message
 from ..errors import short_repr
+from ..replies import tool_calls
 from .replies import GARBAGE_REPLIES, Script, as_message, reply_label
-from .results import is_step_result, reset_problems, step_problems
+from .results import is_step_result, reset_problems, step_problems, tools_problems
 from .timing import timed_call
 
 
@@ -105,6 +106,8 @@ class Episode:
             return
         observation, info, system_prompt = result
         self.transcript.append(("reset", observation, info, system_prompt))
+        for check, message in tools_problems(self.env):
+            self._record(check, message, 0)
         self.history = [
             {"role": "system", "content": system_prompt},
             {"role": "user", "content": observation},
@@ -123,7 +126,7 @@ class Episode:
         if result is None:
             self.done = True
             return
-        for check, message in step_problems(result):
+        for check, message in step_problems(result, tool_calls(sent)):
             self._record(check, message, step, reply_label(reply))
         if not is_step_result(result):
             self.transcript.append(("bad_step", repr(result)))

@@ -66,7 +66,11 @@ def reply_label(reply: Message) -> str:
             return name
     content = reply.get("content")
     text = content if isinstance(content, str) else repr(content)
-    return repr(text if len(text) <= 60 else text[:57] + "...")
+    label = repr(text if len(text) <= 60 else text[:57] + "...")
+    calls = reply.get("tool_calls")
+    if isinstance(calls, (list, tuple)) and calls:
+        label += f" with {len(calls)} tool call{'s' * (len(calls) != 1)}"
+    return label
 
 
 class Script(Protocol):

@@ -18,7 +18,10 @@ CHECKS: dict[str, str] = {
     "config_bounds": "every config field is bounded (numbers, string and list lengths)",
     "construct": "the env builds from each given config",
     "reset": "reset() returns (observation: str, info: dict, system_prompt: str) in time",
-    "step": "step() returns (observation: str, reward, done: bool, info: dict) in time",
+    "step": "step() returns (observation: str, reward, done: bool, info: dict) in time, or a "
+    "StepResult answering each tool call of the reply once",
+    "tools": "tools() after reset offers valid function tools (OpenAI names, unique, a "
+    "parameters schema the checker supports)",
     "reward": "every reward is a finite int or float",
     "info_json": "every info is JSON-serializable",
     "garbage": "garbage replies (empty, None, huge, unicode, list content, ...) never raise",

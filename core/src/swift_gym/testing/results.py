@@ -1,4 +1,4 @@
-"""What `reset` and `step` must return, checked value by value.
+"""What `reset`, `step` and `tools` must return, checked value by value.
 
 Each function returns the problems it finds as `(check, message)` pairs, so one bad result can
 break several rules at once (a NaN reward and an info holding a set) and all are reported.
@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from typing import Any
 
-from ..errors import short_repr
+from ..errors import InvalidStepError, InvalidToolsError, short_repr
+from ..steps import StepResult, check_tool_results
+from ..tools import ToolCall, offered_tools
 
 Problem = tuple[str, str]
 
@@ -54,18 +57,25 @@ def reset_problems(result: Any) -> list[Problem]:
     return problems + info_problems(info)
 
 
-def step_problems(result: Any) -> list[Problem]:
-    """Problems of a step result, which must be `(observation, reward, done, info)`."""
+def step_problems(result: Any, calls: Sequence[ToolCall] = ()) -> list[Problem]:
+    """Problems of a step result, which must be `(observation, reward, done, info)`, or a
+    `StepResult` whose tool results answer `calls` (the reply's tool calls) one to one."""
+    problems = []
+    if isinstance(result, StepResult):
+        try:
+            check_tool_results(result.tool_results, calls)
+        except InvalidStepError as error:
+            problems.append(("step", str(error)))
+        result = (result.observation, result.reward, result.done, result.info)
     if not isinstance(result, tuple) or len(result) != 4:
         return [
             (
                 "step",
                 "step() must return a tuple (observation: str, reward: float, done: bool, "
-                f"info: dict), got {short_repr(result)}",
+                f"info: dict) or a StepResult, got {short_repr(result)}",
             )
         ]
     observation, reward, done, info = result
-    problems = []
     if not isinstance(observation, str):
         problems.append(
             ("step", f"step()'s observation must be a str, got {_type_name(observation)}")
@@ -91,4 +101,17 @@ def step_problems(result: Any) -> list[Problem]:
 
 def is_step_result(result: Any) -> bool:
     """Whether `result` has the shape needed to go on with the episode."""
+    if isinstance(result, StepResult):
+        return isinstance(result.observation, str)
     return isinstance(result, tuple) and len(result) == 4 and isinstance(result[0], str)
+
+
+def tools_problems(env: Any) -> list[Problem]:
+    """Problems of the tools `env` offers now (after reset); none for a text env."""
+    try:
+        offered_tools(env)
+    except InvalidToolsError as error:
+        return [("tools", str(error))]
+    except Exception as error:  # the env's failure is what the kit reports
+        return [("tools", f"tools() raised {type(error).__name__}: {short_repr(str(error), 200)}")]
+    return []
