@@ -156,7 +156,7 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     """Round tick values that cover [low, high]."""
     if not high > low:
         return [low]
-    raw = (high - low) / count
+    raw = high / count - low / count  # (high - low) overflows from -1e308 to 1e308
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
     first = math.ceil(low / step - 1e-9) * step
@@ -193,10 +193,11 @@ def line_chart(
         y_low, y_high = y_range
 
     def px(x: float) -> float:
-        return left + (x - x_low) / (x_high - x_low) * plot_w
+        return left + (x / 2 - x_low / 2) / (x_high / 2 - x_low / 2) * plot_w  # no overflow
 
     def py(y: float) -> float:
-        return top + plot_h - (min(max(y, y_low), y_high) - y_low) / (y_high - y_low) * plot_h
+        y = min(max(y, y_low), y_high)
+        return top + plot_h - (y / 2 - y_low / 2) / (y_high / 2 - y_low / 2) * plot_h
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
