@@ -34,10 +34,11 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
+from .. import json_text
+
 # The evaluation engine's rules, so a training record means what an eval record means.
 from ..evaluation.episodes import final_status, parsed_action, succeeded, valid_action
 from ..evaluation.records import new_record
-from ..json_text import dumps
 
 logger = logging.getLogger("swift_gym")
 
@@ -298,7 +299,7 @@ def encoded_line(record: dict[str, Any]) -> bytes:
     msgspec (which ms-swift itself imports) encodes a record in about a tenth of the stdlib's
     time, which keeps the file's cost per episode a few percent of the scheduler's own; what it
     refuses (a lone surrogate from a model, a value JSON cannot hold) goes through
-    `json_text.dumps`, which always encodes. The scheduler's values are JSON-safe already (no
+    `json_text.encode`, which always encodes. The scheduler's values are JSON-safe already (no
     NaN, str keys), so both write the same data.
     """
     encode = _fast_encoder()
@@ -310,7 +311,7 @@ def encoded_line(record: dict[str, Any]) -> bytes:
     turns = record.get("turns")
     if isinstance(turns, list) and any(not isinstance(turn, dict) for turn in turns):
         record = {**record, "turns": [_decoded(turn) for turn in turns]}  # for json_text
-    return (dumps(record) + "\n").encode("utf-8")
+    return json_text.encode(record) + b"\n"
 
 
 def _decoded(turn: Any) -> Any:
