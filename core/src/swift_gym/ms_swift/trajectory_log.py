@@ -23,6 +23,7 @@ import errno
 import functools
 import json
 import logging
+import math
 import os
 import re
 import socket
@@ -45,6 +46,10 @@ logger = logging.getLogger("swift_gym")
 VARIABLE = "SWIFT_GYM_TRAJECTORIES"
 POLICY = "training"
 """The `policy` of a training record: the model being trained wrote the replies."""
+OVERFLOWED = (
+    "the total reward overflowed: the step rewards sum beyond the largest float "
+    f"({sys.float_info.max:.4g})"
+)
 
 
 def turn_record(
@@ -105,7 +110,8 @@ def episode_record(
     `episode` holds what the scheduler kept: `env`, `env_config` (the dataset row's),
     `system_prompt`, `observation` (the first), `reset_info` and `error`.
     `index` is the process's `training.sequence`; `seed` is the row's `env_config.seed`.
-    `total_reward` is what training got (0 for an episode an env error ended).
+    `total_reward` is what training got (0 for an episode an env error ended); beyond the
+    largest float (finite step rewards that overflow the sum) the episode is an error.
     """
     env_config = episode.get("env_config")
     row = env_config if isinstance(env_config, dict) else {}
@@ -121,6 +127,8 @@ def episode_record(
     )
     if episode.get("error"):
         record.update(status="error", error=episode["error"])
+    elif not math.isfinite(total_reward):  # JSON has no inf: it would be written as null
+        record.update(status="error", error=OVERFLOWED, total_reward=None)
     else:  # as `swift-gym eval` decides them, from the last step's info
         info = _last_info(episode, turns)
         record["status"] = final_status(info, done)
