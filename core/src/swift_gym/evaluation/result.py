@@ -137,7 +137,9 @@ class EvalResult:
 
     def __repr__(self) -> str:
         def number(value: float) -> str:
-            return "nan" if math.isnan(value) else f"{value:.3f}"
+            if math.isnan(value):
+                return "nan"
+            return f"{value:.3f}" if abs(value) < 1e12 else f"{value:.4g}"  # 1e+308, not 309 digits
 
         low, high = self.success_rate_ci95
         text = (
