@@ -39,7 +39,8 @@ class EvalResult:
 
     @property
     def summary(self) -> dict[str, Any]:
-        """Every number of the run, as `swift-gym eval --json` prints them (NaN: no episodes)."""
+        """Every number of the run, as `swift-gym eval --json` prints them (NaN: no episodes;
+        -inf or inf: an interval bound beyond the largest float, null in JSON)."""
         return summarize(self.records, self.unrecorded)
 
     @property
