@@ -72,11 +72,15 @@ def python_calls() -> Iterator[list[int]]:
 
 
 def test_escaping_a_reply_full_of_lone_surrogates_is_not_a_call_per_character() -> None:
-    reply = "\ud800" * 100_000 + "a\udc00" * 1000
+    reply = "\ud800" * 100_000 + "a\udc00" * 100_000
     with python_calls() as calls:
         written = json_text.dumps({"reply": reply})
         line = encoded_line({"turns": [{"reply": reply}]})
-    assert calls[0] < 5000  # one per run of surrogates at most, never one per surrogate
-    assert len(written) == len('{"reply": ""}') + 6 * 101_000 + 1000  # each 6 ASCII characters
-    assert len(line) == len('{"turns": [{"reply": ""}]}\n') + 6 * 101_000 + 1000
+    assert calls[0] < 1000  # never one per surrogate, nor one per run of them
+    assert len(written) == len('{"reply": ""}') + 6 * 200_000 + 100_000  # 6 ASCII characters each
+    assert len(line) == len('{"turns": [{"reply": ""}]}\n') + 6 * 200_000 + 100_000
     assert json_text.loads(line) == {"turns": [{"reply": reply}]}
+    spelled = "\\u" + reply  # a backslash then u as text: the codec's error handler escapes
+    with python_calls() as calls:
+        assert json_text.loads(json_text.dumps(spelled)) == spelled
+    assert calls[0] < 100_000 + 1000  # one call per run of surrogates, not per surrogate

@@ -8,11 +8,11 @@ cannot hold become strings.
 
 Every str reads back exactly, even a lone high surrogate followed by a lone low one (a model
 can write any code points): JSON reads `\\ud83d\\ude00` as the one character they encode
-together. So a high surrogate is escaped in lower case and a low one in upper case
-(`\\ud83d\\uDE00`), a spelling no JSON writer uses for a real pair (they write the character,
-or both halves in one case), and `loads` reads that spelling as two characters. Any other JSON
-reader reads it as the character the pair encodes, as JSON defines it. Escaping is the UTF-8
-codec's work, one error handler call per run of surrogates, never one per character.
+together. So a high surrogate is escaped in lower case and a low one with its `D` and the digit
+after it in upper case (`\\ud83d\\uDE00`), a spelling no JSON writer uses for a real pair
+(they write the character, or both halves in one case), and `loads` reads that spelling as two
+characters. Any other JSON reader reads it as the character the pair encodes, as JSON defines
+it. Escaping runs at C speed (see `_escaped`), never a Python call per character.
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ MAX_DEPTH = 100
 """Arrays and objects nested deeper than this are refused: no env config needs it."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPES = {
-    code: f"\\u{code:04x}" if code < 0xDC00 else f"\\u{code:04X}" for code in range(0xD800, 0xE000)
+    code: f"\\u{code:04x}" if code < 0xDC00 else f"\\uD{code >> 8 & 0xF:X}{code & 0xFF:02x}"
+    for code in range(0xD800, 0xE000)
 }
-"""Each surrogate's escape: a high one in lower case, a low one in upper case."""
+"""Each surrogate's escape: a high one in lower case (`\\ud83d`), a low one with its `D` and
+the digit after it in upper case (`\\uDE00`, `\\uDCa0`)."""
+_LOW_ESCAPES = tuple((f"\\ud{digit}".encode(), f"\\uD{digit.upper()}".encode()) for digit in "cdef")
 _ESCAPE = "swift_gym.json_text.surrogates"
 _SPLIT_PAIR = re.compile(r"(?<!\\)((?:\\\\)*\\ud[89ab][0-9a-fA-F]{2})(?=\\uD[C-F][0-9a-fA-F]{2})")
 """Where our own escape of a lone high surrogate is followed by our escape of a lone low one
@@ -128,12 +131,25 @@ def dumps(value: Any, indent: int | None = None, strict: bool = False) -> str:
     text = _text(value, indent, strict)
     if _SURROGATE.search(text) is None:
         return text
-    return text.encode("utf-8", _ESCAPE).decode("utf-8")
+    return _escaped(text).decode("utf-8")
 
 
 def encode(value: Any) -> bytes:
     """`dumps(value)` as UTF-8, made in one pass."""
-    return _text(value, None, False).encode("utf-8", _ESCAPE)
+    return _escaped(_text(value, None, False))
+
+
+def _escaped(text: str) -> bytes:
+    """JSON `text` as UTF-8, each surrogate escaped as `_ESCAPES` says, at C speed: the codec's
+    backslashreplace escapes them all in lower case, then the low ones get their upper case. That
+    needs every `\\ud` in the bytes to be an escape, so text holding a backslash before a `u`
+    (written `\\\\u`) takes the error handler instead, one call per run of surrogates."""
+    if "\\\\u" in text:
+        return text.encode("utf-8", _ESCAPE)
+    data = text.encode("utf-8", "backslashreplace")
+    for lower, upper in _LOW_ESCAPES:
+        data = data.replace(lower, upper)
+    return data
 
 
 def _text(value: Any, indent: int | None, strict: bool) -> str:
