@@ -4,11 +4,15 @@ plurals that agree with their numbers, info as bounded key=value text."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import select
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
-from cli_runner import run
+from cli_runner import SCRIPT, clean_environ, run
 
 
 def record(index: int, prompt: str, turns: int = 1, **extra: object) -> dict[str, object]:
@@ -116,3 +120,36 @@ def test_a_dataset_given_for_trajectories_is_named_a_dataset_with_what_to_do(
     )
     assert f"swift-gym eval --dataset {dataset} --policy POLICY" in error
     assert "skipped:" not in result.stderr  # one clear error, not a warning per row
+
+
+def test_list_shows_each_episode_as_it_is_read(tmp_path: Path) -> None:
+    """`--list` streams: the first episode's line comes while the writer still holds the FIFO
+    open (no line came before the whole file was read, once)."""
+    fifo = tmp_path / "episodes.fifo"
+    os.mkfifo(fifo)
+    process = subprocess.Popen(
+        [str(SCRIPT), "replay", "--list", str(fifo)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=clean_environ(NO_COLOR="1", COLUMNS="200"),
+    )
+    try:
+        with fifo.open("w") as writer:  # opens once the command opens the FIFO to read
+            writer.write(json.dumps(record(0, "PROMPT", status="first")) + "\n")
+            writer.flush()
+            seen = b""
+            deadline = time.monotonic() + 60
+            while b"first" not in seen and time.monotonic() < deadline:
+                ready, _, _ = select.select([process.stdout], [], [], 1)
+                if ready:
+                    chunk = os.read(process.stdout.fileno(), 65536)  # type: ignore[union-attr]
+                    if not chunk:
+                        break
+                    seen += chunk
+            assert b"first" in seen, "no line while the writer held the FIFO open"
+            writer.write(json.dumps(record(1, "PROMPT", status="second")) + "\n")
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert b"second" in seen + out

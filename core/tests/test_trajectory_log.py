@@ -393,3 +393,16 @@ def test_turns_encoded_as_they_end_write_the_same_line(tmp_path: Path, changes: 
         record["training"].pop("time")
     assert encoded == built
     assert encoded["num_turns"] == len(rewards) and encoded["turns"][-1]["done"]
+
+
+def test_a_total_reward_beyond_every_float_is_an_error_not_a_silent_null(tmp_path: Path) -> None:
+    """Two steps of 1e308: ms-swift's sum is inf, which JSON cannot hold (msgspec writes null,
+    which reads as 0): the record says the total overflowed instead."""
+    TrajectoryLog(str(tmp_path)).episode_finished(episode(), [1e308, 1e308], float("inf"), True)
+    (record,) = lines_of(tmp_path)
+    assert record["status"] == "error" and record["success"] is False
+    assert record["error"] == (
+        "the total reward overflowed: the step rewards sum beyond the largest float (1.798e+308)"
+    )
+    assert record["total_reward"] is None
+    assert [turn["reward"] for turn in record["turns"]] == [1e308, 1e308]

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.table import Table
 from rich.text import Text
 
 from ..evaluation.training import StepRange, TrainingPlace, parse_step_range, training_place
 from . import visible
 from .console import cells, stdout
 from .errors import CommandError, NothingFoundError
+from .streamed_table import StreamedTable
 from .trajectories import read_trajectories, trajectory_files
 from .transcript import note, number, plural, section, step_note
 
@@ -211,7 +211,10 @@ def _step_range(_ctx: click.Context, _param: click.Parameter, text: str | None) 
     "that has it (a training file's index counts its own process's episodes).",
 )  # fmt: skip
 @click.option("--status", help="Show only episodes that ended with this status (goal, error...).")
-@click.option("--list", "as_list", is_flag=True, help="One line per episode, no turns.")
+@click.option(
+    "--list", "as_list", is_flag=True,
+    help="One line per episode, no turns, each printed as it is read.",
+)  # fmt: skip
 def replay(
     trajectories: tuple[Path, ...],
     env: str | None,
@@ -233,22 +236,23 @@ def replay(
     files = trajectory_files(trajectories)
     several = len(files) > 1
     view = EpisodeView()
+    listing = Listing(several)
     seen = Seen()
-    rows: list[tuple[dict[str, Any], TrainingPlace | None, Path]] = []
     shown = 0
-    for path in files:
-        for record in read_trajectories(path):
-            place = training_place(record)
-            seen.add(record, place)
-            if not wanted.matches(record, place):
-                continue
-            shown += 1
-            if as_list:
-                rows.append((_listed(record), place, path))
-            else:
-                view.show(record, path if several or place is not None else None)
-    if as_list and rows:
-        stdout().print(_table(rows, several))
+    try:
+        for path in files:
+            for record in read_trajectories(path):
+                place = training_place(record)
+                seen.add(record, place)
+                if not wanted.matches(record, place):
+                    continue
+                shown += 1
+                if as_list:
+                    listing.add(record, place, path)
+                else:
+                    view.show(record, path if several or place is not None else None)
+    finally:
+        listing.close()
     if shown:
         return
     where = _where(trajectories, files)
@@ -259,32 +263,45 @@ def replay(
     )
 
 
-_LISTED = ("index", "env", "seed", "status", "num_turns", "total_reward", "error")
+class Listing:
+    """`--list`: one line per episode, printed as it is read (see `streamed_table`). Step and
+    process columns come with the first training episode: a listing that starts with episodes
+    from `swift-gym eval` and reaches training ones starts a new table with them; file columns
+    when there is training or more than one file to tell apart."""
 
+    def __init__(self, several: bool):
+        self.several = several
+        self.training = False
+        self._table: StreamedTable | None = None
 
-def _listed(record: dict[str, Any]) -> dict[str, Any]:
-    """What `--list` shows of a record (so the rest of it is not kept)."""
-    return {key: record.get(key) for key in _LISTED}
-
-
-def _table(rows: list[tuple[dict[str, Any], TrainingPlace | None, Path]], several: bool) -> Table:
-    """One line per episode; step, process and file columns when there is training or more
-    than one file to tell apart."""
-    training = any(place is not None for _, place, _ in rows)
-    named = training or several
-    head = ["index", *(["step", "process"] if training else []), "env", "seed", "status"]
-    table = Table(*head, "turns", "reward", *(["file"] if named else []), "error")
-    for column in table.columns:  # a narrow terminal wraps values, never cuts them
-        column.overflow = "fold"
-    for listed, place, path in rows:
+    def add(self, record: dict[str, Any], place: TrainingPlace | None, path: Path) -> None:
+        if self._table is None or (place is not None and not self.training):
+            self.training = place is not None
+            columns = _columns(self.training, self.training or self.several)
+            if self._table is None:
+                self._table = StreamedTable(stdout(), columns)
+            else:
+                self._table.restart(columns)
         where: list[Any] = []
-        if training:
+        if self.training:
             if place is None:
                 where = [None, None]
             else:
                 where = [place.step if place.step is not None else "none", _process(place)]
-        values = [listed["index"], *where, listed["env"], listed["seed"], listed["status"]]
-        values += [listed["num_turns"], listed["total_reward"]]
-        values += [path.name] if named else []
-        table.add_row(*cells(*values, listed["error"]))
-    return table
+        values = [record.get("index"), *where, record.get("env"), record.get("seed")]
+        values += [record.get("status"), record.get("num_turns"), record.get("total_reward")]
+        values += [path.name] if self.training or self.several else []
+        self._table.add_row(cells(*values, record.get("error")))
+
+    def close(self) -> None:
+        if self._table is not None:
+            self._table.close()
+
+
+def _columns(training: bool, named: bool) -> list[tuple[str, int, int]]:
+    """The listing's headings, each with its share of the width and the most it takes."""
+    return [
+        ("index", 1, 8), *([("step", 1, 10), ("process", 2, 24)] if training else []),
+        ("env", 3, 30), ("seed", 1, 12), ("status", 2, 16), ("turns", 1, 6), ("reward", 2, 12),
+        *([("file", 5, 44)] if named else []), ("error", 4, 80),
+    ]  # fmt: skip

@@ -14,6 +14,8 @@ from .console import cells, print_trimmed, stdout
 
 PER_ENV_SHOWN = 20
 """Envs the per-env table shows at most: those with most episodes (ties by name)."""
+LARGE = 1e12
+"""Numbers from this size on are shown in scientific notation."""
 
 
 def _rate(value: float | None) -> str:
@@ -21,12 +23,15 @@ def _rate(value: float | None) -> str:
 
 
 def _number(value: float, digits: int = 3) -> str:
-    return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
+    """`digits` decimals; from `LARGE` on, 4 significant digits (1e+308, not 309 of them)."""
+    if math.isnan(value):
+        return "n/a"
+    return f"{value:.{digits}f}" if abs(value) < LARGE else f"{value:.4g}"
 
 
 def _interval(pair: list[float]) -> str:
     low, high = pair
-    return "" if math.isnan(low) else f"95% CI {low:.3f} to {high:.3f}"
+    return "" if math.isnan(low) else f"95% CI {_number(low)} to {_number(high)}"
 
 
 def print_summary(
@@ -104,7 +109,7 @@ def print_per_env(per_env: dict[str, dict[str, Any]]) -> None:
         table.add_row(
             *cells(env, summary["episodes"]),
             _number(summary["success_rate"]),
-            "" if math.isnan(low) else f"{low:.3f}-{high:.3f}",
+            "" if math.isnan(low) else f"{_number(low)}-{_number(high)}",
             _number(summary["mean_reward"]),
             _number(summary["mean_turns"], 2),
             _rate(summary["invalid_action_rate"]),

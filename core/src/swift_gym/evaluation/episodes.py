@@ -12,7 +12,9 @@ stopped before (see `runner`) is recorded with status `NOT_PLAYED` (the record: 
 
 from __future__ import annotations
 
+import math
 import random
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -82,6 +84,16 @@ def turn_limit(env: Env, max_turns: int | None) -> int:
     return hint
 
 
+class TotalOverflow(ArithmeticError):
+    """The step rewards add up to more than the largest float: no total can be recorded."""
+
+    def __init__(self, turn: int, reward: float):
+        super().__init__(
+            f"step() at turn {turn}: the total reward overflowed (reward {reward:g} brings it "
+            f"beyond {sys.float_info.max:.4g}); the record keeps the total before that turn"
+        )
+
+
 async def run_episode(
     spec: EpisodeSpec,
     policy: Policy,
@@ -125,7 +137,7 @@ async def run_episode(
             stage = "step()"
             observation, reward, done, info = await env.step(messages)
             messages.append({"role": "user", "content": observation})
-            record["total_reward"] += float(reward)
+            total = record["total_reward"] + float(reward)
             turns.append(
                 {
                     "turn": len(turns) + 1,
@@ -139,6 +151,11 @@ async def run_episode(
                     **details,
                 }
             )
+            if math.isinf(total) and math.isfinite(float(reward)):
+                raise TotalOverflow(len(turns), float(reward))
+            record["total_reward"] = total
+    except TotalOverflow as error:
+        record.update(status="error", error=str(error))
     except PolicyError as error:
         record.update(status="error", error=f"policy {policy.name}: {error}")
     except Exception as error:  # an env bug ends this episode only, with the reason

@@ -117,14 +117,28 @@ def record_problem(row: dict[str, Any]) -> str | None:
         value = row.get(key)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value):
+        infinite = isinstance(value, float) and not math.isfinite(value)
+        if isinstance(value, bool) or not isinstance(value, kinds) or infinite:
             return f"not an episode record ({key!r} is {short_repr(value, 40)}, not a number)"
+        if not _countable(value):
+            why = "too large to count: over 1.8e308"
+            return f"not an episode record ({key!r} is {short_repr(value, 40)}, {why})"
     return None
 
 
 def is_dataset_row(row: dict[str, Any]) -> bool:
     """A dataset row (`swift-gym dataset`, a training set): a prompt to play, no episode."""
     return "messages" in row and "turns" not in row
+
+
+def _countable(value: float) -> bool:
+    """Whether statistics can take the number: a float, or a whole number a float can hold
+    (JSON has whole numbers of any size; 10**400 is beyond the largest float, about 1.8e308)."""
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
 
 
 Skipped = Callable[[str], None]

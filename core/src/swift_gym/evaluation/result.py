@@ -39,7 +39,8 @@ class EvalResult:
 
     @property
     def summary(self) -> dict[str, Any]:
-        """Every number of the run, as `swift-gym eval --json` prints them (NaN: no episodes)."""
+        """Every number of the run, as `swift-gym eval --json` prints them (NaN: no episodes;
+        -inf or inf: an interval bound beyond the largest float, null in JSON)."""
         return summarize(self.records, self.unrecorded)
 
     @property
@@ -150,7 +151,9 @@ class EvalResult:
 
     def __repr__(self) -> str:
         def number(value: float) -> str:
-            return "nan" if math.isnan(value) else f"{value:.3f}"
+            if math.isnan(value):
+                return "nan"
+            return f"{value:.3f}" if abs(value) < 1e12 else f"{value:.4g}"  # 1e+308, not 309 digits
 
         low, high = self.success_rate_ci95
         text = (

@@ -20,16 +20,59 @@ Z95 = 1.959963984540054
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
-    """Mean and its 95% confidence interval (normal approximation; zero width below 2 values)."""
+    """Mean and its 95% confidence interval (normal approximation; zero width below 2 values).
+
+    Never overflows: the sums are taken of the values scaled by a power of two (exact, so the
+    result is the plain formula's wherever that does not overflow). The mean of finite values
+    is always finite; an interval bound beyond the largest float is -inf or inf.
+    """
     n = len(values)
     if n == 0:
         return (math.nan, math.nan, math.nan)
-    mean = math.fsum(values) / n
+    exponent = _exponent(values)
+    scaled = [math.ldexp(value, -exponent) for value in values]
+    centre = _mean(scaled)
     if n < 2:
-        return (mean, mean, mean)
-    variance = math.fsum((value - mean) ** 2 for value in values) / (n - 1)
+        value = _unscaled(centre, exponent)
+        return (value, value, value)
+    variance = math.fsum((value - centre) ** 2 for value in scaled) / (n - 1)
     half = Z95 * math.sqrt(variance / n)
-    return (mean, mean - half, mean + half)
+    return (
+        _unscaled(centre, exponent),
+        _unscaled(centre - half, exponent),
+        _unscaled(centre + half, exponent),
+    )
+
+
+def mean(values: Sequence[float]) -> float:
+    """The mean of `values` (NaN when there are none), without overflowing (see `mean_ci`)."""
+    if not values:
+        return math.nan
+    exponent = _exponent(values)
+    return _unscaled(_mean([math.ldexp(value, -exponent) for value in values]), exponent)
+
+
+def _exponent(values: Sequence[float]) -> int:
+    """The power of two that scales the largest finite magnitude into [0.5, 1)."""
+    largest = max((abs(value) for value in values if math.isfinite(value)), default=0.0)
+    return math.frexp(largest)[1]
+
+
+def _mean(scaled: list[float]) -> float:
+    """The mean of scaled values, kept between their least and greatest (rounding could push
+    it past the greatest, which `_unscaled` might then overflow)."""
+    try:
+        centre = math.fsum(scaled) / len(scaled)
+    except ValueError:  # inf and -inf among them (a caller's own records)
+        return math.nan
+    return min(max(centre, min(scaled)), max(scaled)) if math.isfinite(centre) else centre
+
+
+def _unscaled(value: float, exponent: int) -> float:
+    try:
+        return math.ldexp(value, exponent)
+    except OverflowError:  # only an interval bound: beyond the largest float
+        return math.copysign(math.inf, value)
 
 
 def wilson_ci(successes: int, n: int) -> tuple[float, float]:
@@ -47,7 +90,7 @@ def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict
     """Success rate, reward, turns, invalid actions, statuses and errors of `records`;
     `unrecorded` more episodes were not played and have no record."""
     rewards: list[float] = []
-    turns: list[int] = []
+    turns: list[float] = []
     successes = 0
     statuses: Counter[str] = Counter()
     errors: Counter[str] = Counter()
@@ -57,7 +100,7 @@ def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict
             unrecorded += 1
             continue
         rewards.append(float(record.get("total_reward") or 0.0))
-        turns.append(int(record.get("num_turns") or 0))
+        turns.append(float(record.get("num_turns") or 0))
         successes += bool(record.get("success"))
         statuses[str(record.get("status"))] += 1
         if record.get("error"):
@@ -69,16 +112,16 @@ def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict
     n = len(rewards)
     if unrecorded:
         statuses[NOT_PLAYED] = unrecorded
-    mean, low, high = mean_ci(rewards)
+    reward, low, high = mean_ci(rewards)
     rate_low, rate_high = wilson_ci(successes, n)
     return {
         "episodes": n,
         "not_played": unrecorded,
         "success_rate": successes / n if n else math.nan,
         "success_rate_ci95": [rate_low, rate_high],
-        "mean_reward": mean,
+        "mean_reward": reward,
         "mean_reward_ci95": [low, high],
-        "mean_turns": math.fsum(turns) / n if n else math.nan,
+        "mean_turns": mean(turns),
         "invalid_action_rate": invalid / judged if judged else None,
         "statuses": dict(statuses.most_common()),
         "failed_episodes": sum(errors.values()),

@@ -2,16 +2,24 @@
 
 Records that SWIFT_GYM_TRAJECTORIES wrote carry `training` = {step, time, sequence, host, pid,
 rank} (see `ms_swift.trajectory_log`); records from `swift-gym eval -o` carry none. The file is
-data: a field of the wrong type is read as unknown (None), never trusted or raised on.
+data: a field of the wrong type is read as unknown (None), never trusted or raised on, and so is
+one out of range: a count (step, sequence, pid, rank) beyond `MAX_COUNT`, a time that is no date
+(`FIRST_TIME` to `LAST_TIME`), so that curves and their spans never overflow.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+MAX_COUNT = 2**63 - 1
+"""The largest count a training place holds: what a 64-bit counter can."""
+FIRST_TIME = -62135596800.0
+"""Unix seconds of 0001-01-01 UTC, the first moment a date can name."""
+LAST_TIME = 253402300800.0
+"""Unix seconds of 10000-01-01 UTC: a time is before it."""
 
 
 @dataclass(frozen=True)
@@ -30,8 +38,16 @@ class TrainingPlace:
 
 
 def _count(value: Any) -> int | None:
-    """A whole number >= 0 (not a bool), else None."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    """A whole number from 0 to `MAX_COUNT` (not a bool), else None."""
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    return value if whole and 0 <= value <= MAX_COUNT else None
+
+
+def _time(value: Any) -> float | None:
+    """Unix seconds from `FIRST_TIME` to before `LAST_TIME` (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if FIRST_TIME <= value < LAST_TIME else None
 
 
 def training_place(record: Mapping[str, Any]) -> TrainingPlace | None:
@@ -39,12 +55,10 @@ def training_place(record: Mapping[str, Any]) -> TrainingPlace | None:
     training = record.get("training")
     if not isinstance(training, Mapping):
         return None
-    time = training.get("time")
-    finite = isinstance(time, (int, float)) and not isinstance(time, bool) and math.isfinite(time)
     host = training.get("host")
     return TrainingPlace(
         step=_count(training.get("step")),
-        time=float(time) if finite else None,
+        time=_time(training.get("time")),
         sequence=_count(training.get("sequence")),
         host=host if isinstance(host, str) else None,
         pid=_count(training.get("pid")),

@@ -23,6 +23,7 @@ import errno
 import functools
 import json
 import logging
+import math
 import os
 import re
 import socket
@@ -34,16 +35,21 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
+from .. import json_text
+
 # The evaluation engine's rules, so a training record means what an eval record means.
 from ..evaluation.episodes import final_status, parsed_action, succeeded, valid_action
 from ..evaluation.records import new_record
-from ..json_text import dumps
 
 logger = logging.getLogger("swift_gym")
 
 VARIABLE = "SWIFT_GYM_TRAJECTORIES"
 POLICY = "training"
 """The `policy` of a training record: the model being trained wrote the replies."""
+OVERFLOWED = (
+    "the total reward overflowed: the step rewards sum beyond the largest float "
+    f"({sys.float_info.max:.4g})"
+)
 
 
 def turn_record(
@@ -104,7 +110,8 @@ def episode_record(
     `episode` holds what the scheduler kept: `env`, `env_config` (the dataset row's),
     `system_prompt`, `observation` (the first), `reset_info` and `error`.
     `index` is the process's `training.sequence`; `seed` is the row's `env_config.seed`.
-    `total_reward` is what training got (0 for an episode an env error ended).
+    `total_reward` is what training got (0 for an episode an env error ended); beyond the
+    largest float (finite step rewards that overflow the sum) the episode is an error.
     """
     env_config = episode.get("env_config")
     row = env_config if isinstance(env_config, dict) else {}
@@ -120,6 +127,8 @@ def episode_record(
     )
     if episode.get("error"):
         record.update(status="error", error=episode["error"])
+    elif not math.isfinite(total_reward):  # JSON has no inf: it would be written as null
+        record.update(status="error", error=OVERFLOWED, total_reward=None)
     else:  # as `swift-gym eval` decides them, from the last step's info
         info = _last_info(episode, turns)
         record["status"] = final_status(info, done)
@@ -298,7 +307,7 @@ def encoded_line(record: dict[str, Any]) -> bytes:
     msgspec (which ms-swift itself imports) encodes a record in about a tenth of the stdlib's
     time, which keeps the file's cost per episode a few percent of the scheduler's own; what it
     refuses (a lone surrogate from a model, a value JSON cannot hold) goes through
-    `json_text.dumps`, which always encodes. The scheduler's values are JSON-safe already (no
+    `json_text.encode`, which always encodes. The scheduler's values are JSON-safe already (no
     NaN, str keys), so both write the same data.
     """
     encode = _fast_encoder()
@@ -310,7 +319,7 @@ def encoded_line(record: dict[str, Any]) -> bytes:
     turns = record.get("turns")
     if isinstance(turns, list) and any(not isinstance(turn, dict) for turn in turns):
         record = {**record, "turns": [_decoded(turn) for turn in turns]}  # for json_text
-    return (dumps(record) + "\n").encode("utf-8")
+    return json_text.encode(record) + b"\n"
 
 
 def _decoded(turn: Any) -> Any:

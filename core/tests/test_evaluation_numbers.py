@@ -1,0 +1,111 @@
+"""Statistics of finite but extreme numbers: a mean never overflows, an interval beyond the
+largest float is unbounded (-inf, inf), and a trajectory file with numbers that cannot be
+counted with loads with a warning naming the line."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from swift_gym.evaluation import EvalResult
+from swift_gym.evaluation.stats import Z95, mean, mean_ci, summarize
+from swift_gym.evaluation.training import training_place
+
+HUGE = 1e308
+finite = st.floats(allow_nan=False, allow_infinity=False)
+
+
+def test_the_mean_of_huge_rewards_is_the_reward() -> None:
+    assert mean_ci([HUGE, HUGE]) == (HUGE, HUGE, HUGE)
+    assert mean_ci([sys.float_info.max] * 3) == (sys.float_info.max,) * 3
+    assert mean([HUGE, HUGE]) == HUGE
+
+
+def test_an_interval_beyond_the_largest_float_is_unbounded() -> None:
+    assert mean_ci([HUGE, -HUGE]) == (0.0, -math.inf, math.inf)
+    centre, low, high = mean_ci([1e200, -1e200])
+    assert centre == 0.0
+    assert high == -low == pytest.approx(Z95 * 1e200)
+
+
+@given(st.lists(finite, min_size=1, max_size=50))
+def test_the_mean_of_finite_values_is_finite_and_between_them(values: list[float]) -> None:
+    centre, low, high = mean_ci(values)
+    assert min(values) <= centre <= max(values)
+    assert low <= centre <= high
+    assert mean(values) == centre
+
+
+@given(st.lists(st.floats(min_value=-1e6, max_value=1e6), min_size=2, max_size=50))
+def test_scaling_keeps_the_plain_formula_where_it_does_not_overflow(values: list[float]) -> None:
+    n = len(values)
+    plain = math.fsum(values) / n
+    deviation = math.fsum((value - plain) ** 2 for value in values) / (n - 1)
+    half = Z95 * math.sqrt(deviation / n)
+    assert mean_ci(values) == pytest.approx((plain, plain - half, plain + half), rel=1e-12)
+    assert mean_ci(values)[0] == pytest.approx(statistics.fmean(values), rel=1e-12, abs=1e-300)
+
+
+def record(index: int, **fields: Any) -> dict[str, Any]:
+    return {"index": index, "env": "toy", "turns": [], "num_turns": 1, "total_reward": 1.0,
+            "status": "done", "success": False, **fields}  # fmt: skip
+
+
+def test_summaries_of_huge_counts_do_not_overflow() -> None:
+    summary = summarize([record(0, num_turns=10**308), record(1, num_turns=10**308)])
+    assert summary["mean_turns"] == 1e308
+
+
+def write(path: Path, records: list[dict[str, Any]]) -> Path:
+    sys.set_int_max_str_digits(0)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.mark.parametrize("key", ["num_turns", "total_reward"])
+def test_load_skips_a_number_too_large_to_count_with_a_warning(tmp_path: Path, key: str) -> None:
+    path = write(tmp_path / "t.jsonl", [record(0, **{key: 10**400}), record(1)])
+    with pytest.warns(UserWarning) as warned:
+        result = EvalResult.load(path)
+    (warning,) = warned
+    assert str(warning.message).startswith(
+        f"skipped {path}, line 1: not an episode record ('{key}' is 1000"
+    )
+    assert "too large to count" in str(warning.message)
+    assert [r["index"] for r in result.records] == [1]
+
+
+def test_load_summarises_huge_rewards(tmp_path: Path) -> None:
+    path = write(tmp_path / "t.jsonl", [record(0, total_reward=HUGE), record(1, total_reward=HUGE)])
+    result = EvalResult.load(path)
+    assert result.mean_reward == HUGE
+    assert result.mean_reward_ci95 == (HUGE, HUGE)
+    assert "mean_reward=1e+308)" in repr(result)  # not 309 digits
+
+
+@pytest.mark.parametrize(
+    ("training", "step", "time"),
+    [
+        ({"step": 10**400, "time": 1.7e9}, None, 1.7e9),
+        ({"step": 2**63, "time": 1.7e9}, None, 1.7e9),
+        ({"step": 2**63 - 1, "time": 1.7e9}, 2**63 - 1, 1.7e9),
+        ({"step": 3, "time": HUGE}, 3, None),
+        ({"step": 3, "time": -HUGE}, 3, None),
+        ({"step": 3, "time": 10**400}, 3, None),
+        ({"step": 3, "time": 253402300799.0}, 3, 253402300799.0),  # 9999-12-31T23:59:59Z
+    ],
+)
+def test_a_training_place_out_of_range_is_unknown(
+    training: dict[str, Any], step: int | None, time: float | None
+) -> None:
+    place = training_place({"training": training})
+    assert place is not None
+    assert (place.step, place.time) == (step, time)
