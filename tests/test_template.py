@@ -261,7 +261,7 @@ def test_names_of_shipped_distributions_are_refused(bake, capfd, env_name) -> No
     with pytest.raises(FailedHookException):
         bake(env_name=env_name)
     message = capfd.readouterr().err
-    assert f"ERROR: env_name {env_name!r} is taken: " in message
+    assert f"error: env_name {env_name!r} is taken: " in message
     assert f"the distribution {owner[distribution]} ships with swift-gym" in message
     assert f"Try: env_name=my_{re.sub('_+', '_', env_name)}" in message
 
@@ -286,7 +286,7 @@ def test_swift_gym_new_refuses_names_an_installed_distribution_owns(tmp_path: Pa
     ]:
         result = swift_gym_new(tmp_path, env_name, "-o", str(out), env=environ)
         assert result.returncode == 2, result.stderr
-        assert f"ERROR: env_name {env_name!r} is taken: {reason}" in result.stderr
+        assert f"error: env_name {env_name!r} is taken: {reason}" in result.stderr
         assert f"Try: env_name=my_{env_name}" in result.stderr
         assert not out.exists() or not any(out.iterdir())
     assert swift_gym_new(tmp_path, "maze_walker", "-o", str(out)).returncode == 0  # not installed
