@@ -30,6 +30,7 @@ from typing import Any
 from .. import __version__
 from ..evaluation.compare import Difference, differences
 from ..evaluation.curves import STEP, Curve, Point, is_training, run_curves
+from ..evaluation.figures import figure
 from ..evaluation.groups import group_labels
 from ..evaluation.reward_ranges import (
     Range,
@@ -112,16 +113,14 @@ class Run:
 
 
 def _number(value: Any, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    return f"{value:.{digits}f}"
+    return figure(value, digits)
 
 
 def _interval(pair: Sequence[float], bounds: Range | None = None) -> str:
     low, high = clip(pair, bounds)
     if math.isnan(low):
         return ""
-    return f'<span class="ci">95% CI {low:.3f} to {high:.3f}</span>'
+    return f'<span class="ci">95% CI {figure(low)} to {figure(high)}</span>'
 
 
 def _difference(diff: Difference) -> str:
@@ -129,15 +128,17 @@ def _difference(diff: Difference) -> str:
     if math.isnan(diff.difference):
         return "n/a"
     if not diff.known:
-        return f"{diff.difference:+.3f}<span class='ci'>too few episodes to tell</span>"
+        shown = figure(diff.difference, signed=True)
+        return f"{shown}<span class='ci'>too few episodes to tell</span>"
     if diff.significant:
         better = diff.difference > 0
         verdict = f'<span class="sig{"" if better else " worse"}">significant</span>'
     else:
         verdict = '<span class="ns">not significant</span>'
     return (
-        f"{diff.difference:+.3f} {verdict}"
-        f'<span class="ci">95% CI {diff.low:+.3f} to {diff.high:+.3f}</span>'
+        f"{figure(diff.difference, signed=True)} {verdict}"
+        f'<span class="ci">95% CI {figure(diff.low, signed=True)} to '
+        f"{figure(diff.high, signed=True)}</span>"
     )
 
 

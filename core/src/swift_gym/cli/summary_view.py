@@ -9,13 +9,12 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from ..evaluation.figures import figure
 from . import visible
 from .console import cells, print_trimmed, stdout
 
 PER_ENV_SHOWN = 20
 """Envs the per-env table shows at most: those with most episodes (ties by name)."""
-LARGE = 1e12
-"""Numbers from this size on are shown in scientific notation."""
 
 
 def _rate(value: float | None) -> str:
@@ -23,10 +22,7 @@ def _rate(value: float | None) -> str:
 
 
 def _number(value: float, digits: int = 3) -> str:
-    """`digits` decimals; from `LARGE` on, 4 significant digits (1e+308, not 309 of them)."""
-    if math.isnan(value):
-        return "n/a"
-    return f"{value:.{digits}f}" if abs(value) < LARGE else f"{value:.4g}"
+    return figure(value, digits)
 
 
 def _interval(pair: list[float]) -> str:

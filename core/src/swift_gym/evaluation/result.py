@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import EvaluationError
+from .figures import figure
 from .records import dumps, read_records
 from .stats import summarize, summarize_per_env
 
@@ -151,9 +152,7 @@ class EvalResult:
 
     def __repr__(self) -> str:
         def number(value: float) -> str:
-            if math.isnan(value):
-                return "nan"
-            return f"{value:.3f}" if abs(value) < 1e12 else f"{value:.4g}"  # 1e+308, not 309 digits
+            return "nan" if math.isnan(value) else figure(value)
 
         low, high = self.success_rate_ci95
         text = (
