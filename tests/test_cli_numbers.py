@@ -228,7 +228,7 @@ def test_commands_read_records_with_extreme_numbers(
         assert result.stdout.count(" toy ") == episodes
 
 
-def test_report_of_huge_rewards_shows_intervals_in_the_rewards_seen_in_short_form(tmp_path: Path) -> None:
+def test_report_shows_huge_intervals_clipped_and_in_short_form(tmp_path: Path) -> None:
     plus = write(tmp_path / "plus.jsonl", EXTREME_FILES["rewards_1e308"])
     both = write(tmp_path / "both.jsonl", EXTREME_FILES["rewards_pm_1e308"])
     page = tmp_path / "page.html"
