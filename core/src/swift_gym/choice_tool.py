@@ -86,11 +86,13 @@ class ChoiceTool:
             ],
             label,
         )
-        self.how = f"call {name} once with {parameter} " + (
-            "one of " + ", ".join(self.choices)
-            if self.choices is not None
-            else f"an integer from {bounds[0]} to {bounds[1]}"  # type: ignore[index]
-        )
+        if self.choices is not None:
+            words = ", ".join(self.choices[:-1]) + " or " + self.choices[-1]
+            if len(self.choices) == 1:
+                words = self.choices[0]
+        else:
+            words = f"an integer from {bounds[0]} to {bounds[1]}"  # type: ignore[index]
+        self.how = f"call {name} once, with {parameter} {words}"
         """The answer format as the prompt and the invalid hint say it."""
 
     def read(self, messages: Any) -> Choice:

@@ -189,3 +189,10 @@ def test_tool_mode_conforms(config):
     report = check_env(FrozenLakeEnv, [{**config, "action_format": "tool"}])
     assert report.ok, str(report)
     assert report.steps > report.episodes
+
+
+def test_the_invalid_hint_says_what_the_tool_accepts():
+    from swift_gym_frozen_lake.env import MOVE_TOOL
+    from swift_gym_frozen_lake.render import TOOL_HINT
+
+    assert TOOL_HINT == MOVE_TOOL.how[0].upper() + MOVE_TOOL.how[1:] + "."
