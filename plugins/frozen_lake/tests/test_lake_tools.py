@@ -195,4 +195,4 @@ def test_the_invalid_hint_says_what_the_tool_accepts():
     from swift_gym_frozen_lake.env import MOVE_TOOL
     from swift_gym_frozen_lake.render import TOOL_HINT
 
-    assert TOOL_HINT == MOVE_TOOL.how[0].upper() + MOVE_TOOL.how[1:] + "."
+    assert MOVE_TOOL.how[0].upper() + MOVE_TOOL.how[1:] + "." == TOOL_HINT
