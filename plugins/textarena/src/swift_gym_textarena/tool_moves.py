@@ -53,13 +53,25 @@ def _bracketed(value: Any) -> str:
     return f"[{value}]"
 
 
+def _capitalized(word: str) -> str:
+    return f"[{word.capitalize()}]"
+
+
+def _guess_bounds(values: Mapping[str, Any]) -> tuple[int, int]:
+    return values.get("min_number", 1), values.get("max_number", 20)
+
+
+def _cup_bounds(values: Mapping[str, Any]) -> tuple[int, int]:
+    return 0, values.get("num_cups", 3) - 1
+
+
 TOOL_MOVES: dict[str, ToolMove] = {
     "GuessTheNumber": ToolMove(
         "guess",
         "number",
         "Guess the secret number.",
         _bracketed,
-        bounds=lambda v: (v.get("min_number", 1), v.get("max_number", 20)),
+        bounds=_guess_bounds,
     ),
     "FrozenLake": ToolMove(
         "move", "direction", "Move one cell on the lake.", _bracketed, choices=DIRECTIONS
@@ -75,14 +87,14 @@ TOOL_MOVES: dict[str, ToolMove] = {
         "move",
         "direction",
         "Slide every tile this way.",
-        lambda d: f"[{d.capitalize()}]",
+        _capitalized,
         choices=DIRECTIONS,
     ),
     "Blackjack": ToolMove(
         "play",
         "action",
         "Hit (take a card) or stand (end the hand).",
-        lambda a: f"[{a.capitalize()}]",
+        _capitalized,
         choices=("hit", "stand"),
     ),
     "Secretary": ToolMove(
@@ -97,7 +109,7 @@ TOOL_MOVES: dict[str, ToolMove] = {
         "cup",
         "Guess the cup that hides the ball.",
         _bracketed,
-        bounds=lambda v: (0, v.get("num_cups", 3) - 1),
+        bounds=_cup_bounds,
     ),
 }
 """The games with `action_format: tool`, by game name (games.py)."""
