@@ -196,3 +196,12 @@ def test_the_invalid_hint_says_what_the_tool_accepts():
     from swift_gym_frozen_lake.render import TOOL_HINT
 
     assert MOVE_TOOL.how[0].upper() + MOVE_TOOL.how[1:] + "." == TOOL_HINT
+
+
+async def test_text_beside_one_valid_call_is_fine_and_tags_in_it_are_ignored():
+    env, _, _ = await started({"map": "SFF/FFF/FFG"})
+    reply = call(("c1", "move", '{"direction": "down"}'), content="<action>right</action> so: down")
+    result = await env.step([reply])
+    assert env.position == (1, 0)
+    assert result.info["action"] == "down"
+    assert [r.is_error for r in result.tool_results] == [False]
