@@ -33,6 +33,7 @@ def test_defaults():
         "step_reward": 0.0,
         "invalid_action_reward": 0.0,
         "action_parsing": "first_tag",
+        "action_format": "tag",
         "text_style": "swift_gym",
     }
 

@@ -20,6 +20,7 @@ MAX_STEPS_LIMIT = 10_000
 _MAP_TEXT_LIMIT = 2 * MAX_SIZE * (MAX_SIZE + 1)
 """Room for a 64x64 map written with a space between letters."""
 
+ActionFormat = Literal["tag", "tool"]
 TextStyle = Literal["swift_gym", "ms_swift"]
 TEXT_STYLES: tuple[str, ...] = ("swift_gym", "ms_swift")
 _NO_MS_SWIFT_WORDS = ("is_slippery", "max_steps")
@@ -90,6 +91,14 @@ class FrozenLakeConfig(EnvConfig):
             "the first tag, else the last bare word up/down/left/right (ms-swift example)."
         ),
     )
+    action_format: ActionFormat = Field(
+        "tag",
+        description=(
+            "How the model gives its move. tag: an <action>...</action> tag in its text, read "
+            "by action_parsing; tool: a call of the function move with one direction (the "
+            "episode offers it as a tool; a reply without exactly one valid call is invalid)."
+        ),
+    )
 
     text_style: TextStyle = Field(
         "swift_gym",
@@ -145,11 +154,27 @@ class FrozenLakeConfig(EnvConfig):
             )
         return size
 
+    @field_validator("action_format")
+    @classmethod
+    def _tools_parse_no_tags(cls, action_format: str, info: ValidationInfo) -> str:
+        """Runs only for an explicit format: action_parsing reads tags, which tool mode has not."""
+        if action_format == "tool" and info.data.get("action_parsing", "first_tag") != "first_tag":
+            raise ValueError(
+                "action_parsing reads <action> tags, and action_format 'tool' reads a call of "
+                "move instead; drop action_parsing or use action_format 'tag'"
+            )
+        return action_format
+
     @field_validator("text_style")
     @classmethod
     def _style_can_say_it(cls, style: str, info: ValidationInfo) -> str:
         """Runs only for an explicit style, after every field it depends on."""
         if style == "ms_swift":
+            if info.data.get("action_format") == "tool":
+                raise ValueError(
+                    "text_style 'ms_swift' tells the model to write tags, as the ms-swift "
+                    "example does; drop action_format 'tool' or use text_style 'swift_gym'"
+                )
             for field in _NO_MS_SWIFT_WORDS:
                 if info.data.get(field) not in (None, False):
                     raise ValueError(

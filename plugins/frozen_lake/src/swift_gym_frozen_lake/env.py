@@ -11,7 +11,8 @@ import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from swift_gym import Env, EnvConfig, InvalidConfigError
+from swift_gym import Env, EnvConfig, InvalidConfigError, StepResult
+from swift_gym.choice_tool import ChoiceTool
 
 from .actions import parse_action, reply_text
 from .config import FrozenLakeConfig, MsSwiftFrozenLakeConfig
@@ -27,6 +28,14 @@ SLIPS: dict[str, tuple[str, str, str]] = {
     "right": ("up", "right", "down"),
 }
 """Slippery outcomes of each action (Gymnasium): intended or either perpendicular, 1/3 each."""
+MOVE_TOOL = ChoiceTool(
+    "move",
+    "direction",
+    "Move one cell on the lake: up, down, left or right.",
+    choices=("up", "down", "left", "right"),
+    label="frozen_lake",
+)
+"""The one tool of `action_format: tool`."""
 
 
 class FrozenLakeEnv(Env):
@@ -55,7 +64,12 @@ class FrozenLakeEnv(Env):
             MsSwiftText(rows)
             if cfg.text_style == "ms_swift"
             else SwiftGymText(
-                rows, cfg.action_parsing, cfg.goal_reward, cfg.is_slippery, cfg.max_steps
+                rows,
+                cfg.action_parsing,
+                cfg.goal_reward,
+                cfg.is_slippery,
+                cfg.max_steps,
+                cfg.action_format,
             )
         )
         self.system_prompt = self._text.system_prompt
@@ -64,6 +78,7 @@ class FrozenLakeEnv(Env):
         self._max_steps = cfg.max_steps
         self._rewards = (cfg.goal_reward, cfg.hole_reward, cfg.step_reward)
         self._invalid_reward = cfg.invalid_action_reward
+        self._tool = MOVE_TOOL if cfg.action_format == "tool" else None
         self._start_episode()
 
     def _start_episode(self) -> None:
@@ -117,14 +132,44 @@ class FrozenLakeEnv(Env):
         }
         return self._text.reset(self._cell), info, self.system_prompt
 
-    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
-        """Apply the action in `messages[-1]`; see the package README for statuses and rewards."""
+    def tools(self) -> Any:
+        """`move` with `action_format: tool`; no tools (a text env) with `tag`."""
+        return self._tool.tools if self._tool is not None else []
+
+    async def step(self, messages: list[dict[str, Any]]) -> Any:
+        """Apply the action in `messages[-1]`; see the package README for statuses and rewards.
+
+        With `action_format: tool`, a `StepResult`: the valid call's result holds the step's
+        text; an invalid reply gets an error result per call and the text as the observation.
+        """
+        if self._tool is not None:
+            return self._tool_step(messages)
         if self._done:
             observation = self._text.over(self._cell)
             return observation, 0.0, True, self._info("episode_over", None, None, False)
         self._steps += 1
         text = reply_text(messages)
-        action = parse_action(text, self._mode)
+        return self._apply(parse_action(text, self._mode), text)
+
+    def _tool_step(self, messages: Any) -> StepResult:
+        tool = self._tool
+        assert tool is not None
+        if self._done:
+            observation = self._text.over(self._cell)
+            results = tool.refuse(messages, "the episode is over; no more moves are taken.")
+            info = self._info("episode_over", None, None, False)
+            return StepResult(observation, 0.0, True, info, results)
+        self._steps += 1
+        choice = tool.read(messages)
+        observation, reward, done, info = self._apply(choice.value, "", choice.reason or None)
+        if choice.call is not None:
+            return StepResult("", reward, done, info, choice.answer(observation))
+        return StepResult(observation, reward, done, info, choice.answer(""))
+
+    def _apply(
+        self, action: str | None, text: str, refused: str | None = None
+    ) -> tuple[str, float, bool, dict[str, Any]]:
+        """One counted step with `action` (None: invalid; `refused` says why in tool mode)."""
         if action is None:
             status, reward, actual, moved = "invalid_action", self._invalid_reward, None, False
         else:
@@ -142,9 +187,14 @@ class FrozenLakeEnv(Env):
             else:
                 status, reward = "ok", self._rewards[2]
         limit = not self._done and self._max_steps is not None and self._steps >= self._max_steps
-        observation = self._text.step(
-            status, action, actual, moved, self._cell, self._steps, text, limit
-        )
+        if refused is None:
+            observation = self._text.step(
+                status, action, actual, moved, self._cell, self._steps, text, limit
+            )
+        else:
+            observation = self._text.step(
+                status, action, actual, moved, self._cell, self._steps, text, limit, refused
+            )
         if limit:
             status = "max_steps"
             self._done = True
@@ -182,9 +232,17 @@ class FrozenLakeEnv(Env):
             raise RuntimeError("the episode is over: call reset() before asking for an action")
         return action
 
-    def oracle_reply(self) -> str:
-        """`oracle_action()` as the model should write it: `<action>up</action>`."""
+    def oracle_reply(self) -> Any:
+        """`oracle_action()` as the model should give it: `<action>up</action>`, or with
+        `action_format: tool` an assistant message calling `move`."""
+        if self._tool is not None:
+            return self._tool.message(self.oracle_action())
         return f"<action>{self.oracle_action()}</action>"
+
+    def sample_replies(self) -> Any:
+        """With `action_format: tool`, calls of `move` (each direction, and invalid ones) and
+        text replies; with `tag`, none (the random policy's generic replies then)."""
+        return self._tool.samples() if self._tool is not None else ()
 
 
 class MsSwiftFrozenLakeEnv(FrozenLakeEnv):

@@ -17,7 +17,10 @@ from .maps import Map
 
 @lru_cache(maxsize=64)
 def system_prompt(
-    goal_reward: float = 1.0, is_slippery: bool = False, max_steps: int | None = None
+    goal_reward: float = 1.0,
+    is_slippery: bool = False,
+    max_steps: int | None = None,
+    action_format: str = "tag",
 ) -> str:
     """The rules and the answer format; `SYSTEM_PROMPT` is the default config's."""
     lines = [
@@ -35,9 +38,17 @@ def system_prompt(
         )
     if max_steps is not None:
         lines.append(f"You have at most {max_steps} moves.")
-    lines.append(
-        "Think briefly if you like, then answer with exactly one action tag: " + ANSWER_FORMAT + "."
-    )
+    if action_format == "tool":
+        lines.append(
+            "Think briefly if you like, then call the function move once, with direction up, "
+            "down, left or right. A reply without exactly one such call is no move."
+        )
+    else:
+        lines.append(
+            "Think briefly if you like, then answer with exactly one action tag: "
+            + ANSWER_FORMAT
+            + "."
+        )
     return "\n".join(lines)
 
 
@@ -89,9 +100,12 @@ HOLE_EVENT = " You fell into a hole. The episode is over."
 OVER_EVENT = "The episode is over; no more moves are taken. Start a new episode."
 
 
-def invalid_event(reason: str) -> str:
+TOOL_HINT = "Call move once, with direction up, down, left or right."
+
+
+def invalid_event(reason: str, hint: str = f"Answer with exactly one of {ANSWER_FORMAT}.") -> str:
     """The hint shown after a reply without a valid action."""
-    return f"No valid action found: {reason}. Answer with exactly one of {ANSWER_FORMAT}."
+    return f"No valid action found: {reason}. {hint}"
 
 
 def max_steps_event(max_steps: int) -> str:
@@ -109,8 +123,9 @@ class SwiftGymText:
         goal_reward: float = 1.0,
         is_slippery: bool = False,
         max_steps: int | None = None,
+        action_format: str = "tag",
     ):
-        self.system_prompt = system_prompt(goal_reward, is_slippery, max_steps)
+        self.system_prompt = system_prompt(goal_reward, is_slippery, max_steps, action_format)
         self._render = renderer(rows)
         self._mode = mode
         self._max_steps = max_steps
@@ -129,9 +144,15 @@ class SwiftGymText:
         steps: int,
         reply: str,
         limit_reached: bool,
+        refused: str | None = None,
     ) -> str:
-        """The observation after a step that ended in `status` (ok, goal, hole, invalid_action)."""
-        if action is None or actual is None:
+        """The observation after a step that ended in `status` (ok, goal, hole, invalid_action).
+
+        `refused`: why a tool-mode reply made no valid call (the text reply is then not read).
+        """
+        if refused is not None:
+            event = invalid_event(refused, TOOL_HINT)
+        elif action is None or actual is None:
             event = invalid_event(explain_invalid(reply, self._mode))
         else:
             event = move_event(action, actual, moved)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from swift_gym.replies import reply_text  # noqa: F401 - this package's name too
 
 ActionParsing = Literal["first_tag", "last_tag", "single_tag"]
+ActionFormat = Literal["tag", "tool"]
 
 MAX_TAG_CONTENT = 64
 _TAG = re.compile(

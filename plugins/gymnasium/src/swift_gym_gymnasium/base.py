@@ -9,9 +9,11 @@ step, a configurable reward, the episode goes on), the time limit, and the info 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, ClassVar
 
-from swift_gym import Env, EnvConfig
+from swift_gym import Env, EnvConfig, StepResult
+from swift_gym.choice_tool import ChoiceTool
 
 from .actions import answer_format, reader, reply_text
 from .config import GymnasiumConfig
@@ -21,6 +23,15 @@ Transition = tuple[str, bool, str, dict[str, float]]
 """(status, success, event sentence, metrics) of one Gymnasium step, from `transition`."""
 
 OVER_EVENT = "The episode is over; no more moves are taken. Start a new episode."
+
+
+@cache
+def choice_tool(env_class: type[GymnasiumEnv]) -> ChoiceTool:
+    """The tool of `action_format: tool` for a game: its `tool` with `actions` as the enum."""
+    name, parameter, description = env_class.tool
+    return ChoiceTool(
+        name, parameter, description, choices=env_class.actions, label=env_class.gym_id
+    )
 
 
 def make_gym(gym_id: str, kwargs: Mapping[str, Any], max_episode_steps: int | None) -> Any:
@@ -55,6 +66,8 @@ class GymnasiumEnv(Env):
     """Gymnasium's `max_episode_steps` for this id."""
     horizon_without_limit: ClassVar[int | None] = None
     """`max_turns_hint` of a config without a time limit (None: eval's default)."""
+    tool: ClassVar[tuple[str, str, str]] = ("act", "action", "Take one action.")
+    """(function name, parameter name, description) of `action_format: tool`."""
     config_model: ClassVar[type[EnvConfig]] = GymnasiumConfig
     config: GymnasiumConfig
 
@@ -74,14 +87,17 @@ class GymnasiumEnv(Env):
         self._reader = reader(self.actions, self.config.action_parsing)
         self._invalid_reward = self.config.invalid_action_reward
         self._answer = answer_format(self.actions)
+        self._tool = choice_tool(type(self)) if self.config.action_format == "tool" else None
+        if self._tool is None:
+            how = f"answer with exactly one action tag: {self._answer}."
+        else:
+            how = f"{self._tool.how.replace('call ', 'call the function ', 1)}."
         self.system_prompt = "\n".join(
             [
                 *self.rules(),
                 "A reply without a valid action changes nothing and earns "
                 f"{self._invalid_reward:g}; it does not count as a move.",
-                "Think briefly if you like, then answer with exactly one action tag: "
-                + self._answer
-                + ".",
+                f"Think briefly if you like, then {how}",
             ]
         )
         self._seed = self.config.seed
@@ -133,12 +149,18 @@ class GymnasiumEnv(Env):
         info.update(self.state_info(self.state))
         return observation, info, self.system_prompt
 
-    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+    def tools(self) -> Any:
+        """The game's one function with `action_format: tool`; none (a text env) with `tag`."""
+        return self._tool.tools if self._tool is not None else []
+
+    async def step(self, messages: list[dict[str, Any]]) -> Any:
         """Apply the action in `messages[-1]`; see the package README for statuses and rewards.
 
         The hot path is kept flat (one game call, one info literal): a Gymnasium toy-text step
         takes about 20 us, and the adapter's share should stay small next to it.
         """
+        if self._tool is not None:
+            return self._tool_step(messages)
         if self._done or not self._started:
             if not self._started:
                 self._start()
@@ -152,6 +174,10 @@ class GymnasiumEnv(Env):
             event = f"No valid action found: {reason}. Answer with exactly one of {self._answer}."
             observation = f"{event}\n\n{self.view(self.state)}"
             return observation, self._invalid_reward, False, self._info("invalid_action")
+        return self._apply(action)
+
+    def _apply(self, action: int) -> tuple[str, float, bool, dict[str, Any]]:
+        """Step Gymnasium with a valid `action`: (observation, reward, done, info)."""
         before = self.state
         state, raw_reward, terminated, truncated, gym_info = self.gym.step(action)
         self.state = state
@@ -185,6 +211,26 @@ class GymnasiumEnv(Env):
         if prob is not None:
             info["prob"] = float(prob)
         return f"{event}\n\n{self.view(state)}", reward, done, info
+
+    def _tool_step(self, messages: Any) -> StepResult:
+        """A step of `action_format: tool`: the valid call's result holds the step's text; an
+        invalid reply gets an error result per call, and the text as the observation."""
+        tool = self._tool
+        assert tool is not None
+        if not self._started:
+            self._start()
+        if self._done:
+            observation = f"{OVER_EVENT}\n\n{self.view(self.state)}"
+            results = tool.refuse(messages, "the episode is over; no more moves are taken.")
+            return StepResult(observation, 0.0, True, self._info("episode_over"), results)
+        choice = tool.read(messages)
+        if choice.call is None:
+            event = f"No valid action found: {choice.reason}. {tool.how[0].upper()}{tool.how[1:]}."
+            observation = f"{event}\n\n{self.view(self.state)}"
+            info = self._info("invalid_action")
+            return StepResult(observation, self._invalid_reward, False, info, choice.answer(""))
+        text, reward, done, info = self._apply(self.actions.index(choice.value))
+        return StepResult("", reward, done, info, choice.answer(text))
 
     def _info(self, status: str) -> dict[str, Any]:
         """The info of a step that did not step Gymnasium (invalid reply, episode over)."""
@@ -222,16 +268,21 @@ class GymnasiumEnv(Env):
         """The reference policy's action (Gymnasium's number) in the current state."""
         raise NotImplementedError(f"{type(self).__name__} defines no oracle")
 
-    def oracle_reply(self) -> str:
-        """`oracle_action()` as the model should write it: `<action>NAME</action>`."""
+    def oracle_reply(self) -> Any:
+        """`oracle_action()` as the model should give it: `<action>NAME</action>`, or with
+        `action_format: tool` an assistant message calling the game's function."""
         if not self._started:
             self._start()
         if self._done:
             raise RuntimeError("the episode is over: call reset() before asking for an action")
-        return f"<action>{self.actions[self.oracle_action()]}</action>"
+        name = self.actions[self.oracle_action()]
+        return self._tool.message(name) if self._tool is not None else f"<action>{name}</action>"
 
-    def sample_replies(self) -> tuple[str, ...]:
-        """Every valid action tag: `--policy random` is the uniform random policy."""
+    def sample_replies(self) -> Any:
+        """Every valid action tag: `--policy random` is the uniform random policy. With
+        `action_format: tool`, a call per action, then invalid calls and text replies."""
+        if self._tool is not None:
+            return tuple(self._tool.samples())
         return tuple(f"<action>{name}</action>" for name in self.actions)
 
 

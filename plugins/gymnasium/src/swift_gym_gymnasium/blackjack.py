@@ -96,6 +96,11 @@ class BlackjackEnv(GymnasiumEnv):
     gym_id: ClassVar[str] = "Blackjack-v1"
     gym_defaults: ClassVar[dict[str, Any]] = {"sab": True, "natural": False}
     actions: ClassVar[tuple[str, ...]] = ACTIONS
+    tool: ClassVar[tuple[str, str, str]] = (
+        "play",
+        "action",
+        "Hit (take another card) or stick (end your turn).",
+    )
     config_model: ClassVar[type[EnvConfig]] = BlackjackConfig
     config: BlackjackConfig
     _stuck = False

@@ -49,6 +49,7 @@ class CliffWalkingEnv(TabularEnv):
 
     gym_id: ClassVar[str] = "CliffWalking-v1"
     actions: ClassVar[tuple[str, ...]] = ACTIONS
+    tool: ClassVar[tuple[str, str, str]] = ("move", "direction", "Move one cell on the grid.")
     config_model: ClassVar[type[EnvConfig]] = CliffWalkingConfig
     config: CliffWalkingConfig
     grid = grid_view(ROWS, LEGEND)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from swift_gym import EnvConfig
 
-from .actions import ActionParsing
+from .actions import ActionFormat, ActionParsing
 
 REWARD_BOUND = 1e6
 MAX_EPISODE_STEPS = 1000
@@ -49,6 +49,26 @@ class GymnasiumConfig(EnvConfig):
             "decides; last_tag: the last one; single_tag: exactly one tag required."
         ),
     )
+    action_format: ActionFormat = Field(
+        "tag",
+        description=(
+            "How the model gives its action. tag: an <action>...</action> tag in its text, read "
+            "by action_parsing; tool: one call of the env's function (move, act or play) whose "
+            "one parameter is the action (the episode offers it as a tool; a reply without "
+            "exactly one valid call is invalid)."
+        ),
+    )
+
+    @field_validator("action_format")
+    @classmethod
+    def _tools_parse_no_tags(cls, action_format: str, info: ValidationInfo) -> str:
+        """Runs only for an explicit format: action_parsing reads tags, which tool mode has not."""
+        if action_format == "tool" and info.data.get("action_parsing", "first_tag") != "first_tag":
+            raise ValueError(
+                "action_parsing reads <action> tags, and action_format 'tool' reads a tool call "
+                "instead; drop action_parsing or use action_format 'tag'"
+            )
+        return action_format
 
 
 def needs(config: EnvConfig, field: str, flag: str) -> None:

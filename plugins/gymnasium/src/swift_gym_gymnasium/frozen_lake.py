@@ -61,6 +61,7 @@ class FrozenLakeEnv(TabularEnv):
 
     gym_id: ClassVar[str] = "FrozenLake-v1"
     actions: ClassVar[tuple[str, ...]] = ACTIONS
+    tool: ClassVar[tuple[str, str, str]] = ("move", "direction", "Move one cell on the lake.")
     gym_defaults: ClassVar[dict[str, Any]] = {
         "is_slippery": True,
         "success_rate": 1 / 3,

@@ -122,6 +122,11 @@ class TaxiEnv(TabularEnv):
     }
     gym_limit: ClassVar[int | None] = 200
     actions: ClassVar[tuple[str, ...]] = ACTIONS
+    tool: ClassVar[tuple[str, str, str]] = (
+        "act",
+        "action",
+        "Drive the taxi one cell, or pick up or drop off the passenger.",
+    )
     config_model: ClassVar[type[EnvConfig]] = TaxiConfig
     config: TaxiConfig
     transitions = _TRANSITIONS

@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from swift_gym import EnvConfig
 
 from .observations import ObservationMode
+from .tool_moves import TOOL_MOVES
 
 NONE_MEANS = " (None: the game's default)."
 TURNS = Field(None, ge=1, le=1000, description="TextArena's turn limit" + NONE_MEANS)
@@ -55,6 +56,17 @@ class TextArenaConfig(EnvConfig):
         description="Seconds a game's reset or step may take before the episode is an error.",
     )
 
+    action_format: Literal["tag", "tool"] = Field(
+        "tag",
+        description=(
+            "How the model gives its move. tag: in square brackets in its text, as the rules "
+            "say; tool: one call of the game's function, played as that move (only the games "
+            "whose move is one value: " + ", ".join(TOOL_MOVES) + ")."
+        ),
+    )
+
+    offers_tool: ClassVar[bool] = False
+    """Whether the game's move fits one tool parameter (tool_moves.py); set per game below."""
     id_defaults: ClassVar[dict[str, Any]] = {}
     """The arguments TextArena registers for this config's id; set on each id's subclass."""
 
@@ -69,6 +81,17 @@ class TextArenaConfig(EnvConfig):
 
     def check(self, values: dict[str, Any]) -> None:
         """Refuse a combination of the resolved values (raise ValueError); games override it."""
+
+    @field_validator("action_format")
+    @classmethod
+    def _game_has_a_tool(cls, action_format: str) -> str:
+        if action_format == "tool" and not cls.offers_tool:
+            raise ValueError(
+                "action_format 'tool' is offered only by the games whose move is one value ("
+                + ", ".join(TOOL_MOVES)
+                + "); this game reads its moves from text: use 'tag'"
+            )
+        return action_format
 
     @model_validator(mode="after")
     def _check_combination(self) -> TextArenaConfig:
@@ -262,3 +285,6 @@ GAME_CONFIGS: dict[str, type[TextArenaConfig]] = {
     "ThreeCardMonte": ThreeCardMonteConfig,
     "TowerOfHanoi": TowerOfHanoiConfig,
 }
+
+for _game, _config in GAME_CONFIGS.items():
+    _config.offers_tool = _game in TOOL_MOVES

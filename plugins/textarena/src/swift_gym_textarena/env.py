@@ -16,13 +16,14 @@ import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from swift_gym import Env, EnvConfig
+from swift_gym import Env, EnvConfig, StepResult
 from swift_gym.replies import reply_text
 
 from . import moves, sandbox
 from .config import TextArenaConfig
 from .ids import TA_IDS
 from .observations import Batch, Messages, render
+from .tool_moves import TOOL_MOVES
 
 OVER = "The episode is over; no more moves are taken. Start a new episode."
 
@@ -75,6 +76,10 @@ class TextArenaEnv(Env):
         self._reward = 0.0
         self._ending: dict[str, Any] = {}
         self.system_prompt = ""
+        self._move = TOOL_MOVES.get(self.game) if self.config.action_format == "tool" else None
+        self._tool = (
+            self._move.tool(self.config.resolved(), self.ta_id) if self._move is not None else None
+        )
 
     # Calls into TextArena.
 
@@ -117,17 +122,40 @@ class TextArenaEnv(Env):
         self._turns = self._invalid = 0
         self._reward, self._ending = 0.0, {}
         rules = "\n\n".join(self._messages.prompt) or f"You are playing TextArena's {self.game}."
+        if self._tool is not None and self._move is not None:
+            example = self._tool.choices[0] if self._tool.choices else self._tool.bounds[0]  # type: ignore[index]
+            answer = (
+                f"Make each move by calling the function {self._tool.name} once, with "
+                f"{self._tool.how.partition(' with ')[2]}: a call with {self._tool.parameter} "
+                f"{example} is the move {self._move.move(example)}. A reply without exactly one "
+                "such call is no move."
+            )
+        else:
+            answer = (
+                "Answer with your move in square brackets, as the rules above show. Only the "
+                "bracketed move counts"
+            )
         self.system_prompt = (
-            f"{rules}\n\nAnswer with your move in square brackets, as the rules above show. "
-            "Only the bracketed move counts; an invalid move is told and may be retried once, "
+            f"{rules}\n\n{answer}; an invalid move is told and may be retried once, "
             "a second one in a row ends the game."
         )
         observation = render(self._messages, batch, self.config.observation)
         info = {"status": "reset", "turn": 0, "seed": seed, "ta_id": self.ta_id}
         return observation, info, self.system_prompt
 
-    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
-        """Play the newest reply; see the package README for statuses and rewards."""
+    def tools(self) -> Any:
+        """The game's one function with `action_format: tool`; none (a text env) with `tag`."""
+        return self._tool.tools if self._tool is not None else []
+
+    async def step(self, messages: list[dict[str, Any]]) -> Any:
+        """Play the newest reply; see the package README for statuses and rewards.
+
+        With `action_format: tool`, a `StepResult`: the valid call is played as the game's move
+        and its result holds what the game said; an invalid reply is refused without calling
+        the game, each call answered by an error result.
+        """
+        if self._tool is not None:
+            return await self._tool_step(messages)
         if not self._started:
             await self.reset()
         if self._broken:
@@ -139,9 +167,39 @@ class TextArenaEnv(Env):
         text = reply_text(messages)
         refused = self._unreadable(text)
         if refused is not None:  # the game is not called
-            self._invalid += 1
-            observation = f"{refused}\n\n{render(self._messages, Batch(), 'current')}"
-            return observation, 0.0, False, self._info("invalid_action", valid=False)
+            return self._refuse(refused)
+        return await self._play_move(text)
+
+    async def _tool_step(self, messages: Any) -> StepResult:
+        tool, move = self._tool, self._move
+        assert tool is not None and move is not None
+        if not self._started:
+            await self.reset()
+        if self._broken:
+            raise TextArenaGameError(
+                f"TextArena {self.ta_id}: the game failed earlier in this episode; call reset()"
+            )
+        if self._done:
+            results = tool.refuse(messages, "the episode is over; no more moves are taken.")
+            return StepResult(OVER, 0.0, True, self._info("episode_over", valid=False), results)
+        choice = tool.read(messages)
+        if choice.call is None:
+            how = tool.how[0].upper() + tool.how[1:]
+            observation, reward, done, info = self._refuse(
+                f"No valid move: {choice.reason}. {how}."
+            )
+            return StepResult(observation, reward, done, info, choice.answer(""))
+        observation, reward, done, info = await self._play_move(move.move(choice.value))
+        return StepResult("", reward, done, info, choice.answer(observation))
+
+    def _refuse(self, why: str) -> tuple[str, float, bool, dict[str, Any]]:
+        """An invalid move that does not reach the game (counted; the episode goes on)."""
+        self._invalid += 1
+        observation = f"{why}\n\n{render(self._messages, Batch(), 'current')}"
+        return observation, 0.0, False, self._info("invalid_action", valid=False)
+
+    async def _play_move(self, text: str) -> tuple[str, float, bool, dict[str, Any]]:
+        """Play `text` (a readable reply, or a tool call's move) as the game's move."""
         text = text.encode("utf-8", "replace").decode("utf-8")  # no lone surrogates
         errors_before = getattr(self._game.state, "error_count", 0)
         done, (_, raw), ending = await self._call("step", self._play, self._game, text)
@@ -225,8 +283,11 @@ class TextArenaEnv(Env):
         limit = self.config.resolved().get("max_turns")
         return 2 * limit if isinstance(limit, int) else None
 
-    def sample_replies(self) -> tuple[str, ...]:
-        """Moves in the game's format for `--policy random` (games.py lists them per game)."""
+    def sample_replies(self) -> Any:
+        """Moves in the game's format for `--policy random` (games.py lists them per game);
+        with `action_format: tool`, calls of the game's function, valid and not, and text."""
+        if self._tool is not None:
+            return tuple(self._tool.samples())
         return SAMPLE_MOVES.get(self.game, ("[1]",))
 
 

@@ -47,11 +47,15 @@ SAMPLE_MOVES.update(
 
 
 def _oracle_method(solve: Any) -> Any:
-    def oracle_reply(self: TextArenaEnv) -> str:
-        """The exact solver's move for the current position (oracles.py)."""
+    def oracle_reply(self: TextArenaEnv) -> Any:
+        """The exact solver's move for the current position (oracles.py); with
+        `action_format: tool`, the assistant message that calls the game's function with it."""
         if self._game is None or self._done or self._broken:
             raise RuntimeError("no game in progress: call reset() before asking for a move")
-        return solve(self._game)
+        move = solve(self._game)
+        if self._tool is not None and self._move is not None:
+            return self._tool.message(self._move.value_of(move, self._tool))
+        return move
 
     return oracle_reply
 
