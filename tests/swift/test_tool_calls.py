@@ -386,3 +386,22 @@ def run_server_mode_plain(scheduler, requests):
         return await asyncio.gather(*(scheduler.run(request, config) for request in requests))
 
     return asyncio.run(run_all())
+
+
+def test_rows_without_the_envs_tools_get_one_warning(
+    run_rollout, rows, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ms-swift trains on (and in colocate mode starts from) the prompt of the row's `tools`."""
+    scheduler, _ = make("swift_gym", [SCRIPT[0]], max_turns=1)
+    requests = rows({"name": ENV_NAME}, {"name": ENV_NAME})
+    with caplog.at_level("WARNING", logger="swift_gym"):
+        run_rollout("swift_gym", None, requests, 1, scheduler=scheduler)
+    warnings = [r.getMessage() for r in caplog.records if "dataset rows do not" in r.getMessage()]
+    assert len(warnings) == 1 and "tests-counter" in warnings[0]
+    caplog.clear()
+    scheduler, _ = make("swift_gym", [SCRIPT[0]], max_turns=1)
+    requests = rows({"name": ENV_NAME})
+    requests[0].tools = TOOLS
+    with caplog.at_level("WARNING", logger="swift_gym"):
+        run_rollout("swift_gym", None, requests, 1, scheduler=scheduler)
+    assert not [r for r in caplog.records if "dataset rows do not" in r.getMessage()]

@@ -164,6 +164,18 @@ def make_scheduler_class(base: type) -> type:
                     record["error"],
                 )
 
+        def _warn_row_tools(self, env_name: str) -> None:
+            key = (env_name, "tools", "row")
+            if key not in self._logged:  # once per env
+                self._logged.add(key)
+                logger.warning(
+                    "swift-gym: env %s offers tools its dataset rows do not carry (a `tools` "
+                    "column with the same schemas): ms-swift encodes the prompt it trains on, "
+                    "and in colocate mode the first turn, from the row's `tools`; later turns "
+                    "get the env's. Give the rows the env's tools",
+                    env_name,
+                )
+
         async def on_trajectory_start(self, requests: list[Any]) -> None:
             await asyncio.gather(*(self._start(request) for request in requests))
 
@@ -203,6 +215,8 @@ def make_scheduler_class(base: type) -> type:
             messages.append({"role": "user", "content": observation})
             request.messages = messages
             if tools:  # what the --agent_template renders into the prompt
+                if getattr(request, "tools", None) != tools:
+                    self._warn_row_tools(record["env"])
                 request.tools = tools
                 record["tools"] = tools
             self._envs[uuid] = env
