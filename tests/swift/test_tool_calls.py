@@ -330,7 +330,7 @@ def processor(tmp_path_factory: pytest.TempPathFactory):
 HERMES_CALL = '<tool_call>\n{"name": "add", "arguments": {"amount": 1}}\n</tool_call>'
 
 
-@pytest.mark.parametrize("agent_template", ["hermes", "llama3", "qwen3_coder"])
+@pytest.mark.parametrize("agent_template", ["hermes", "llama3", "qwen3_coder", "glm4", "mistral"])
 @pytest.mark.parametrize("history", ["text", "token_ids"])
 def test_tool_results_render_as_tool_responses_with_no_loss(
     processor, agent_template: str, history: str, rows, monkeypatch: pytest.MonkeyPatch
