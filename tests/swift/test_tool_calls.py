@@ -405,3 +405,22 @@ def test_rows_without_the_envs_tools_get_one_warning(
     with caplog.at_level("WARNING", logger="swift_gym"):
         run_rollout("swift_gym", None, requests, 1, scheduler=scheduler)
     assert not [r for r in caplog.records if "dataset rows do not" in r.getMessage()]
+
+
+def test_calls_parsed_by_ms_swifts_hermes_template_reach_the_env(run_rollout, rows) -> None:
+    """The stand-in engine parses its text as ms-swift's `InferEngine._get_toolcall` does, with
+    the real hermes agent template: ids ms-swift makes up, arguments re-encoded by `Function`."""
+    from swift.agent_template import agent_template_map
+
+    hermes = agent_template_map["hermes"]()
+    text = '<tool_call>\n{"name": "add", "arguments": {"amount": 3}}\n</tool_call>'
+    calls = [ChatCompletionMessageToolCall(function=f) for f in hermes.get_toolcall(text)]
+    scheduler, _ = make("swift_gym", [(text, calls)])
+    (output,) = run_rollout("swift_gym", None, rows({"name": ENV_NAME}), 3, scheduler=scheduler)
+    infos = output.rollout_infos
+    assert infos["total_reward"] == 1.0 and infos["num_turns"] == 1
+    ((call,),) = infos["tool_calls"]
+    assert call["name"] == "add" and json.loads(call["arguments"]) == {"amount": 3}
+    assert infos["tool_results"] == [
+        [{"tool_call_id": call["id"], "name": "add", "content": "total=3"}]
+    ]
