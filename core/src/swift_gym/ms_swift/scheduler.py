@@ -217,7 +217,7 @@ def make_scheduler_class(base: type) -> type:
             if tools:  # what the --agent_template renders into the prompt
                 if getattr(request, "tools", None) != tools:
                     self._warn_row_tools(record["env"])
-                request.tools = tools
+                request.tools = deepcopy(tools)  # ms-swift's to change, not the env's
                 record["tools"] = tools
             self._envs[uuid] = env
             self._total_rewards[uuid] = 0.0
