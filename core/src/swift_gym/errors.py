@@ -235,6 +235,11 @@ class InvalidToolsError(SwiftGymError, ValueError):
         return "\n".join(lines)
 
 
+class SchedulerError(SwiftGymError, RuntimeError):
+    """The env cannot be played by the scheduler that drives it (a tool env under ms-swift's
+    text-only `gym_scheduler`); the message names the scheduler to use."""
+
+
 class InvalidStepError(SwiftGymError, ValueError):
     """What an env's `step` returned is neither `(observation, reward, done, info)` nor a valid
     `StepResult`, or its tool results do not answer the calls one to one."""

@@ -8,7 +8,12 @@ Same flags and hooks as `gym_scheduler`, plus:
   set, takes longer than that many seconds) ends only its own episode, with reward 0 and the
   error recorded in `rollout_infos['env_error']`; the rest of the batch goes on;
 - with `SWIFT_GYM_TRAJECTORIES=DIR` set, each finished episode (replies, observations, infos)
-  is written to this process's trajectory file under DIR (see `trajectory_log`).
+  is written to this process's trajectory file under DIR (see `trajectory_log`);
+- an env that offers tools (`Env.tools()`) plays with them: each request carries the tools, so
+  the `--agent_template` renders them; `step` gets the engine's parsed tool calls on the reply
+  (OpenAI-shaped `tool_calls`); each `ToolResult` comes back as a `{"role": "tool"}` message,
+  which the template renders as a tool response and keeps out of the loss. The calls and
+  results reach `rollout_infos` and the trajectory files. Text envs play exactly as before.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ import os
 from copy import deepcopy
 from typing import Any
 
+from ..replies import tool_calls
+from ..steps import StepResult, as_step_result
+from ..tools import ToolCall, ToolResult, offered_tools
+from .factories import drive
 from .trajectory_log import TrajectoryLog, calling_trainer, encoded_turn
 
 logger = logging.getLogger("swift_gym")
@@ -78,6 +87,49 @@ def _checked_step(result: Any) -> tuple[str, float, bool, dict[str, Any]]:
     return observation, float(reward), bool(done), info if isinstance(info, dict) else {}
 
 
+def _checked_tool_step(result: Any, calls: list[ToolCall]) -> StepResult:
+    """A tool env's step result (a StepResult, or a 4-tuple when it answers no call), checked
+    against the reply's calls; InvalidStepError or TypeError saying what is wrong."""
+    step = as_step_result(result, calls)
+    if not math.isfinite(step.reward):
+        raise TypeError(f"step() reward must be a finite number, got {step.reward!r:.80}")
+    return step
+
+
+def call_messages(calls: list[ToolCall]) -> list[dict[str, Any]]:
+    """The reply's calls as OpenAI `tool_calls` (what an env's `step` reads on the reply)."""
+    return [
+        {
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": call.arguments},
+        }
+        for call in calls
+    ]
+
+
+def tool_messages(results: list[ToolResult], observation: str) -> list[dict[str, Any]]:
+    """The step's answer as ms-swift tool messages, in call order.
+
+    ms-swift's templates pair each query turn with an assistant turn, so a user message cannot
+    follow tool messages: an observation the env also gave goes after a blank line at the end
+    of the last tool message.
+    """
+    messages = [
+        {"role": "tool", "tool_call_id": r.tool_call_id, "name": r.name, "content": r.content}
+        for r in results
+    ]
+    if observation:
+        last = messages[-1]
+        last["content"] = f"{last['content']}\n\n{observation}" if last["content"] else observation
+    return messages
+
+
+def in_call_order(results: Any, calls: list[ToolCall]) -> list[ToolResult]:
+    order = {call.id: index for index, call in enumerate(calls)}
+    return sorted(results, key=lambda result: order.get(result.tool_call_id, len(order)))
+
+
 def make_scheduler_class(base: type) -> type:
     """The `swift_gym` scheduler, built on ms-swift's `GYMScheduler` once ms-swift is imported."""
 
@@ -88,6 +140,7 @@ def make_scheduler_class(base: type) -> type:
             self._timeout = step_timeout()
             self._logged: set[tuple[str, str, str]] = set()
             self._trajectories = TrajectoryLog.from_environment(calling_trainer())
+            self._pending_tools: dict[str, list[dict[str, Any]]] = {}
 
         async def _guarded(self, awaitable: Any) -> Any:
             if self._timeout is None:
@@ -109,6 +162,18 @@ def make_scheduler_class(base: type) -> type:
                     "errors of this kind are only recorded)",
                     record["env"],
                     record["error"],
+                )
+
+        def _warn_row_tools(self, env_name: str) -> None:
+            key = (env_name, "tools", "row")
+            if key not in self._logged:  # once per env
+                self._logged.add(key)
+                logger.warning(
+                    "swift-gym: env %s offers tools its dataset rows do not carry (a `tools` "
+                    "column with the same schemas): ms-swift encodes the prompt it trains on, "
+                    "and in colocate mode the first turn, from the row's `tools`; later turns "
+                    "get the env's. Give the rows the env's tools",
+                    env_name,
                 )
 
         async def on_trajectory_start(self, requests: list[Any]) -> None:
@@ -140,6 +205,8 @@ def make_scheduler_class(base: type) -> type:
                         "reset() system prompt must be a str or None, "
                         f"got {type(system_message).__name__}"
                     )
+                drive(env)  # this scheduler plays tool envs: no gym_scheduler guard
+                tools = list(offered_tools(env)) if callable(getattr(env, "tools", None)) else []
             except Exception as error:  # this episode ends; the batch goes on
                 self._fail(uuid, "reset", error)
                 await _close_quietly(env, self._timeout)
@@ -147,6 +214,11 @@ def make_scheduler_class(base: type) -> type:
             messages = [{"role": "system", "content": system_message}] if system_message else []
             messages.append({"role": "user", "content": observation})
             request.messages = messages
+            if tools:  # what the --agent_template renders into the prompt
+                if getattr(request, "tools", None) != tools:
+                    self._warn_row_tools(record["env"])
+                request.tools = deepcopy(tools)  # ms-swift's to change, not the env's
+                record["tools"] = tools
             self._envs[uuid] = env
             self._total_rewards[uuid] = 0.0
             self._step_rewards[uuid] = []
@@ -163,9 +235,27 @@ def make_scheduler_class(base: type) -> type:
                 self._finished(uuid, False)
                 self._records.pop(uuid, None)
                 return {"done": True, "rollout_infos": infos}
+            tools = (self._records.get(uuid) or {}).get("tools")
+            calls: list[ToolCall] = []
+            results: list[ToolResult] = []
             try:
-                result = await self._guarded(env.step(deepcopy(request.messages)))
-                observation, reward, done, info = _checked_step(result)
+                messages = deepcopy(request.messages)
+                if tools:  # the engine parsed them with the --agent_template
+                    calls = tool_calls([response_choice.message])
+                    if calls and messages and messages[-1].get("role") == "assistant":
+                        messages[-1]["tool_calls"] = call_messages(calls)
+                result = await self._guarded(env.step(messages))
+                if tools or isinstance(result, StepResult):
+                    step = _checked_tool_step(result, calls)
+                    observation, reward, done, info = (
+                        step.observation,
+                        step.reward,
+                        step.done,
+                        step.info,
+                    )
+                    results = in_call_order(step.tool_results, calls)
+                else:
+                    observation, reward, done, info = _checked_step(result)
             except Exception as error:  # this episode ends with reward 0; the batch goes on
                 self._fail(uuid, "step", error)
                 self._total_rewards[uuid] = 0.0
@@ -175,19 +265,46 @@ def make_scheduler_class(base: type) -> type:
                 return {"done": True, "rollout_infos": infos}
             self._total_rewards[uuid] = self._total_rewards.get(uuid, 0.0) + reward
             self._step_rewards.setdefault(uuid, []).append(reward)
-            self._pending_obs[uuid] = None if done else observation
             record = self._records[uuid]
+            if tools:
+                self._pending_obs[uuid] = None if done or results else (observation or None)
+                if results and not done:
+                    self._pending_tools[uuid] = tool_messages(results, observation)
+                record["tool_calls"].append([_call_record(call) for call in calls])
+                record["tool_results"].append([_result_record(result) for result in results])
+            else:
+                self._pending_obs[uuid] = None if done else observation
             info = jsonable(info)
             record["step_infos"].append(info)
             if self._trajectories is not None:  # encoded now, while all of it is fresh
                 reply = request.messages[-1].get("content") if request.messages else None
                 turns = record["turns"]
-                turns.append(encoded_turn(len(turns) + 1, reply, observation, reward, done, info))
+                tool_turn = (
+                    {
+                        "tool_calls": record["tool_calls"][-1],
+                        "tool_results": record["tool_results"][-1],
+                    }
+                    if tools
+                    else {}
+                )
+                turns.append(
+                    encoded_turn(
+                        len(turns) + 1, reply, observation, reward, done, info, **tool_turn
+                    )
+                )
             infos = self._rollout_infos(uuid, done)
             if done or (self.max_turns and current_turn >= self.max_turns):
                 self._finished(uuid, done)
                 await self._close_and_remove(uuid)  # GYMScheduler keeps envs cut off by max_turns
             return {"done": done, "rollout_infos": infos}
+
+        def step(self, request: Any, response_choice: Any, current_turn: int) -> dict:
+            """The next turn's messages: the tool results as tool messages, else the
+            observation as a user message (GYMScheduler's step)."""
+            pending = self._pending_tools.pop(request.uuid, None)
+            if pending:
+                request.messages.extend(pending)
+            return super().step(request, response_choice, current_turn)
 
         def _finished(self, uuid: str, done: bool) -> None:
             """The episode ended: into the trajectory file, if one was asked for."""
@@ -202,6 +319,13 @@ def make_scheduler_class(base: type) -> type:
             record = self._records.get(uuid) or _new_record(self.gym_env_name)
             steps = record["step_infos"]
             metrics = steps[-1].get("metrics") if steps else None
+            tools = {}
+            if record.get("tools"):  # the same growing lists each turn, as step_infos
+                tools = {
+                    "tools": record["tools"],
+                    "tool_calls": record["tool_calls"],
+                    "tool_results": record["tool_results"],
+                }
             return {
                 "total_reward": self._total_rewards.get(uuid, 0.0),
                 "step_rewards": list(self._step_rewards.get(uuid, [])),
@@ -211,11 +335,13 @@ def make_scheduler_class(base: type) -> type:
                 "step_infos": steps,  # the same growing list each turn: no O(turns^2) copies
                 "env_metrics": metrics if isinstance(metrics, dict) else {},
                 "env_error": record["error"],
+                **tools,
             }
 
         async def _close_and_remove(self, uuid: str) -> None:
             await _close_quietly(self._envs.pop(uuid, None), self._timeout)
             await super()._close_and_remove(uuid)  # the env is gone: this clears the rest
+            self._pending_tools.pop(uuid, None)
             self._records.pop(uuid, None)
 
     SwiftGymScheduler.__doc__ = (
@@ -225,7 +351,24 @@ def make_scheduler_class(base: type) -> type:
 
 
 def _new_record(env_name: Any) -> dict[str, Any]:
-    return {"env": env_name, "reset_info": None, "step_infos": [], "error": None, "turns": []}
+    return {
+        "env": env_name,
+        "reset_info": None,
+        "step_infos": [],
+        "error": None,
+        "turns": [],
+        "tools": None,
+        "tool_calls": [],
+        "tool_results": [],
+    }
+
+
+def _call_record(call: ToolCall) -> dict[str, str]:
+    return {"id": call.id, "name": call.name, "arguments": call.arguments}
+
+
+def _result_record(result: ToolResult) -> dict[str, str]:
+    return {"tool_call_id": result.tool_call_id, "name": result.name, "content": result.content}
 
 
 async def _close_quietly(env: Any, timeout: float | None = None) -> None:

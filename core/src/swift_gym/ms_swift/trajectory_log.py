@@ -53,10 +53,21 @@ OVERFLOWED = (
 
 
 def turn_record(
-    number: int, reply: Any, observation: str, reward: float, done: bool, info: Mapping[str, Any]
+    number: int,
+    reply: Any,
+    observation: str,
+    reward: float,
+    done: bool,
+    info: Mapping[str, Any],
+    tool_calls: list[dict[str, str]] | None = None,
+    tool_results: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """One turn as `swift-gym eval` records it: the reply, what the env read from it, and after."""
-    return {
+    """One turn as `swift-gym eval` records it: the reply, what the env read from it, and after.
+
+    A tool env's turn also keeps the reply's `tool_calls` and the env's `tool_results` (lists,
+    maybe empty); a text env's turn has neither key, so its records stay as they were.
+    """
+    record = {
         "turn": number,
         "reply": reply,
         "action": parsed_action(info),
@@ -66,6 +77,10 @@ def turn_record(
         "done": done,
         "info": info,
     }
+    if tool_calls is not None:
+        record["tool_calls"] = tool_calls
+        record["tool_results"] = tool_results if tool_results is not None else []
+    return record
 
 
 def played_turns(
@@ -82,13 +97,20 @@ def played_turns(
 
 
 def encoded_turn(
-    number: int, reply: Any, observation: str, reward: float, done: bool, info: Mapping[str, Any]
+    number: int,
+    reply: Any,
+    observation: str,
+    reward: float,
+    done: bool,
+    info: Mapping[str, Any],
+    tool_calls: list[dict[str, str]] | None = None,
+    tool_results: list[dict[str, str]] | None = None,
 ) -> Any:
     """`turn_record`, encoded as the turn ends (its data is fresh in the CPU's caches then, and
     the bytes are one object garbage collection never scans): a `msgspec.Raw` that
     `encoded_line` splices into the episode's line; the record itself without msgspec or when
     it refuses it."""
-    record = turn_record(number, reply, observation, reward, done, info)
+    record = turn_record(number, reply, observation, reward, done, info, tool_calls, tool_results)
     encode = _fast_encoder()
     if encode is not None:
         try:
@@ -108,7 +130,8 @@ def episode_record(
     """The eval record of a finished training episode.
 
     `episode` holds what the scheduler kept: `env`, `env_config` (the dataset row's),
-    `system_prompt`, `observation` (the first), `reset_info` and `error`.
+    `system_prompt`, `observation` (the first), `reset_info`, `error`, and `tools` (the
+    schemas a tool env offered; kept in the record only when there are some).
     `index` is the process's `training.sequence`; `seed` is the row's `env_config.seed`.
     `total_reward` is what training got (0 for an episode an env error ended); beyond the
     largest float (finite step rewards that overflow the sum) the episode is an error.
@@ -125,6 +148,8 @@ def episode_record(
         num_turns=len(turns),
         total_reward=total_reward,
     )
+    if episode.get("tools"):
+        record["tools"] = episode["tools"]
     if episode.get("error"):
         record.update(status="error", error=episode["error"])
     elif not math.isfinite(total_reward):  # JSON has no inf: it would be written as null
