@@ -4,28 +4,12 @@ command: the oracle and random policies call the tool, and `-o` records the call
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
 from cli_runner import python_json, run
 from tool_envs import COLOURS, TOOLS, secret_of
-
-HERE = Path(__file__).parent
-
-
-@pytest.fixture
-def lock_site(tmp_path: Path) -> dict[str, str]:
-    """A distribution `lock-envs` with the env `code_lock` (tool_envs.CodeLock), on PYTHONPATH."""
-    site = tmp_path / "site"
-    info = site / "lock_envs-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lock-envs\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[swift_gym.envs]\ncode_lock = tool_envs:CodeLock\n")
-    shutil.copy(HERE / "tool_envs.py", site / "tool_envs.py")
-    return {"PYTHONPATH": str(site)}
 
 
 def summary_of(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
