@@ -79,6 +79,21 @@ def garbage_calls(tools: ToolSet) -> dict[str, dict[str, Any]]:
     return calls
 
 
+def garbage_kind(kind: str) -> str:
+    """A garbage call's kind (a key of `garbage_calls`) in words."""
+    if kind.startswith("mismatch_"):
+        return f"call whose arguments do not match the parameters of {kind[9:]!r}"
+    return _KINDS.get(kind, kind)
+
+
+_KINDS = {
+    "unknown_tool": "call to an unknown tool",
+    "no_name": "call with no tool name",
+    "not_json": "call whose arguments are not JSON",
+    "not_an_object": "call whose arguments are no JSON object",
+}
+
+
 def mismatching_arguments(tools: ToolSet, name: str) -> str | None:
     """A JSON object (as text) that tool `name`'s schema refuses; None when it takes any."""
     schema = next(tool["function"] for tool in tools if tool["function"]["name"] == name)
