@@ -11,9 +11,9 @@ each turn's `finish_reason` and `usage`, when the server gave them. An env that 
 adds `tools` (the schemas it offered), and each of its turns `tool_calls` (`{"id", "name",
 "arguments"}`, arguments as the model wrote them; `reply` is the reply's text) and
 `tool_results` (`{"tool_call_id", "name", "content"}`, in call order; `observation` is the env's
-text); a text env's records have none of these keys. An episode the run stopped before has
-status `NOT_PLAYED`, no turns and a null error. Lines are written in `index` order as soon as
-the episodes before them end, so an interrupted run keeps a usable prefix.
+text); a text env played with text replies has none of these keys. An episode the run stopped
+before has status `NOT_PLAYED`, no turns and a null error. Lines are written in `index` order
+as soon as the episodes before them end, so an interrupted run keeps a usable prefix.
 """
 
 from __future__ import annotations
