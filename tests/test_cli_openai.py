@@ -127,6 +127,8 @@ def test_openai_policy_plays_through_the_chat_api(
         len(longest["messages"]) // 2 - 1
     ) + ["user"]
     assert records[0]["turns"][0]["reply"].startswith("<action>")
+    assert not any("tools" in body for body in server.requests)  # a text env offers none
+    assert "tool_calls" not in records[0]["turns"][0] and "tools" not in records[0]
 
 
 def test_the_model_is_found_at_models_when_not_given(serve: Callable[[Answer], Server]) -> None:

@@ -20,7 +20,11 @@ def lock(fake_dist: Any, monkeypatch: pytest.MonkeyPatch, clean_plugin_env: None
 
     fake_dist(
         "lock-envs",
-        envs={"code_lock": "tool_envs:CodeLock", "broken_lock": "lock_bugs:ForgetsCalls"},
+        envs={
+            "code_lock": "tool_envs:CodeLock",
+            "broken_lock": "lock_bugs:ForgetsCalls",
+            "twin_lock": "lock_bugs:TwinTools",
+        },
         modules={"lock_bugs": BUGS},
     )
     monkeypatch.setenv("SWIFT_GYM_LOAD_PLUGINS", "lock-envs")
@@ -29,11 +33,15 @@ def lock(fake_dist: Any, monkeypatch: pytest.MonkeyPatch, clean_plugin_env: None
 
 
 BUGS = """
-    from tool_envs import CodeLock
+    from tool_envs import TOOLS, CodeLock
 
     class ForgetsCalls(CodeLock):
         async def step(self, messages):
             return "no answer", 0.0, False, {}
+
+    class TwinTools(CodeLock):
+        def tools(self):
+            return [dict(TOOLS[0]), dict(TOOLS[0])]
 """
 
 
@@ -114,6 +122,14 @@ def test_a_step_that_leaves_a_call_unanswered_fails_its_episode(lock: str) -> No
         "step() gave no result for call 'call_oracle' (tool 'enter_code'): answer every call, "
         "an error included"
     )
+
+
+def test_invalid_tools_fail_the_episode_before_any_reply(lock: str) -> None:
+    result = swift_gym.evaluate("twin_lock", "oracle", episodes=1)
+    (record,) = result.records
+    assert record["status"] == "error" and record["turns"] == []
+    assert record["error"].startswith("tools() raised InvalidToolsError: ")
+    assert "duplicate tool name 'enter_code'" in record["error"]
 
 
 def test_a_text_env_still_gets_a_message_reply_and_keeps_the_calls() -> None:
