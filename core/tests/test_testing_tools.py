@@ -261,3 +261,28 @@ def test_the_code_lock_test_env_conforms_oracle_included() -> None:
 
     report = check_env(CodeLock, CONFIGS)
     assert report.ok, str(report)
+
+
+class UnseededAnswers(TwoToolsEnv):
+    """Answers a valid call from an unseeded RNG: only tool calls show that it is not
+    deterministic, and it has no sample_replies or oracle that would make them."""
+
+    async def step(self, messages):
+        import random
+
+        results = []
+        for call in swift_gym.tool_calls(messages):
+            checked = TWO_TOOLS.check(call)
+            if isinstance(checked, ToolResult):
+                results.append(checked)
+            else:
+                results.append(ToolResult.for_call(call, str(random.Random().random())))
+        return StepResult("Go on.", 0.0, len(messages) > 8, {}, results)
+
+
+def test_episodes_of_a_tool_env_without_samples_make_calls_from_the_schemas() -> None:
+    ROLES_SEEN.clear()
+    assert check_env(TwoToolsEnv, [{"seed": 0}], skip=["tool_calls"]).ok
+    assert "tool" in ROLES_SEEN  # the episodes themselves called the tools
+    report = check_env(UnseededAnswers, [{"seed": 0}])
+    assert report.of("determinism"), str(report)

@@ -4,7 +4,8 @@ Per config: one recorded episode as given (when it has no seed), one per seed, t
 episodes again on fresh instances (determinism) and all of them interleaved on one loop
 (isolation), every garbage reply on a fresh instance, and `close()` where it is easy to get
 wrong. An env that offers tools also gets, each on a fresh instance right after reset, a call to
-every tool with arguments drawn from its schema and each garbage call (`tool_samples`).
+every tool with arguments drawn from its schema and each garbage call (`tool_samples`); such
+calls are mixed into its episodes' replies too.
 "Recorded" runs check every result; the comparison runs only keep transcripts, so a
 broken rule is reported once.
 """
@@ -145,6 +146,7 @@ class ConfigCheck:
             return
         self.samples = env_samples(probe, self.options.sample_replies)
         await close_env(probe, 1, lambda message: None)  # check_close reports close() failures
+        self.samples += await self.tool_samples()
         if self.config.get("seed") is None:
             await self.play(self.config, "as-given", recorded=True)
         firsts = [await self.play(config, "0", recorded=True) for config in self.seeded]
@@ -212,6 +214,24 @@ class ConfigCheck:
                     await episode.advance(self.options.max_steps)
             await episode.close()
             self._count(episode)
+
+    async def tool_samples(self) -> list[Message]:
+        """Replies that call the tools a fresh instance offers (each tool twice, with arguments
+        drawn from its schema, and each garbage call), mixed into the episodes' replies so that
+        determinism and isolation cover tool steps too; none for a text env."""
+        config = self.seeded[0]
+        tools = await self._offered(config)
+        if not tools:
+            return []
+        rng = random.Random(f"swift-gym-conformance/tool_samples/{config.get('seed')}")
+        calls = []
+        for name in tools.names:
+            for _ in range(2):
+                arguments = random_arguments(tools, name, rng)
+                if arguments is not None:
+                    calls.append(_call(name, json.dumps(arguments, ensure_ascii=False)))
+        calls += garbage_calls(tools).values()
+        return [{"role": "assistant", "content": "", "tool_calls": [call]} for call in calls]
 
     async def check_tool_calls(self) -> None:
         """Each tool called with arguments drawn from its schema, then each garbage call, one
