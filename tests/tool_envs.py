@@ -73,6 +73,8 @@ class CodeLock(Env):
             opened = opened or right
             results.append(ToolResult.for_call(call, "open" if right else "wrong colour"))
         valid = bool(calls) and not any(result.is_error for result in results)
-        info = {"metrics": {"valid_action": float(valid)}, "status": "opened" if opened else ""}
+        info: dict[str, Any] = {"metrics": {"valid_action": float(valid)}}
+        if opened:
+            info["status"] = "opened"
         observation = "The lock opens." if opened else "" if calls else "Use the enter_code tool."
         return StepResult(observation, float(opened), opened, info, results)
