@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -80,3 +81,15 @@ def editable_venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
     env = make_venv(tmp_path_factory.mktemp("venv") / "editable")
     env.pip(*[arg for package in PACKAGES for arg in ("-e", package)])
     return env
+
+
+@pytest.fixture
+def lock_site(tmp_path: Path) -> dict[str, str]:
+    """A distribution `lock-envs` with the env `code_lock` (tool_envs.CodeLock), on PYTHONPATH."""
+    site = tmp_path / "site"
+    info = site / "lock_envs-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lock-envs\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[swift_gym.envs]\ncode_lock = tool_envs:CodeLock\n")
+    shutil.copy(REPO / "tests" / "tool_envs.py", site / "tool_envs.py")
+    return {"PYTHONPATH": str(site)}

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from cli_runner import run as run_command
 from openai_server import JSONHandler, completion, solve_reply
+from tool_envs import COLOURS, TOOLS, secret_of
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -126,6 +127,8 @@ def test_openai_policy_plays_through_the_chat_api(
         len(longest["messages"]) // 2 - 1
     ) + ["user"]
     assert records[0]["turns"][0]["reply"].startswith("<action>")
+    assert not any("tools" in body for body in server.requests)  # a text env offers none
+    assert "tool_calls" not in records[0]["turns"][0] and "tools" not in records[0]
 
 
 def test_the_model_is_found_at_models_when_not_given(serve: Callable[[Answer], Server]) -> None:
@@ -299,3 +302,83 @@ def test_turns_hold_no_usage_when_the_server_gives_none(
     assert records[0]["policy_settings"]["temperature"] is None  # the server's default
     for turn in (turn for record in records for turn in record["turns"]):
         assert "usage" not in turn and "finish_reason" not in turn
+
+
+def colour_tryer(body: dict[str, Any], number: int) -> tuple[int, Any]:
+    """A model that tries the lock's colours in order, two calls a reply, no content; it counts
+    the colours tried from the tool messages the chat sends back."""
+    tried = sum(1 for message in body["messages"] if message["role"] == "tool")
+    colours = COLOURS[tried : tried + 2]
+    calls = [
+        {
+            "id": f"call_{tried + i}",
+            "type": "function",
+            "function": {"name": "enter_code", "arguments": json.dumps({"colour": colour})},
+        }
+        for i, colour in enumerate(colours)
+    ]
+    message = {"role": "assistant", "content": None, "tool_calls": calls}
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
+    return 200, {"choices": [choice]}
+
+
+def test_openai_sends_the_tools_and_the_tool_messages_and_reads_calls_back(
+    serve: Callable[[Answer], Server], lock_site: dict[str, str], tmp_path: Path
+) -> None:
+    server = serve(colour_tryer)
+    out = tmp_path / "t.jsonl"
+    result = run(
+        "eval", "code_lock", "--policy", "openai", "--base-url", server.url, "--model", "m",
+        "-n", "12", "--concurrency", "3", "-o", str(out), "--json", env=lock_site,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    earned = [COLOURS.index(secret_of(record["seed"])) // 2 + 1 for record in records]
+    assert summary["success_rate"] == 1.0 and summary["failed_episodes"] == 0
+    assert [record["num_turns"] for record in records] == earned
+    assert len(server.requests) == sum(earned)
+    assert all(body["tools"] == list(TOOLS) for body in server.requests)
+    second = next(body for body in server.requests if len(body["messages"]) > 3)
+    system, user, assistant, *tools = second["messages"]
+    assert (system["role"], user["role"]) == ("system", "user")
+    assert assistant == {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": f"call_{i}", "type": "function",
+             "function": {"name": "enter_code", "arguments": json.dumps({"colour": colour})}}
+            for i, colour in enumerate(COLOURS[:2])
+        ],
+    }  # fmt: skip
+    assert tools == [
+        {"role": "tool", "tool_call_id": "call_0", "content": "wrong colour"},
+        {"role": "tool", "tool_call_id": "call_1", "content": "wrong colour"},
+    ]
+    turn = records[earned.index(2)]["turns"][1]
+    assert turn["reply"] == "" and turn["finish_reason"] == "tool_calls"
+    assert [call["id"] for call in turn["tool_calls"]] == ["call_2", "call_3"]
+    assert {r["content"] for r in turn["tool_results"]} == {"open", "wrong colour"}
+
+
+def test_calls_from_the_server_are_bounded(
+    serve: Callable[[Answer], Server], lock_site: dict[str, str], tmp_path: Path
+) -> None:
+    def flood(body: dict[str, Any], number: int) -> tuple[int, Any]:
+        calls = [{"id": "x" * 1000, "function": {"name": "n" * 5000, "arguments": {"a": 1}}}] * 100
+        message = {"role": "assistant", "content": "hm", "tool_calls": calls}
+        return 200, {"choices": [{"index": 0, "message": message}]}
+
+    server = serve(flood)
+    out = tmp_path / "t.jsonl"
+    result = run(
+        "eval", "code_lock", "--policy", "openai", "--base-url", server.url, "--model", "m",
+        "-n", "1", "--max-turns", "1", "-o", str(out), env=lock_site,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    (turn,) = json.loads(out.read_text())["turns"]
+    assert len(turn["tool_calls"]) == 64
+    assert {len(call["name"]) for call in turn["tool_calls"]} == {65}
+    assert turn["tool_calls"][0]["id"] == "call_0" and turn["tool_calls"][1]["id"] == "call_1"
+    assert turn["tool_calls"][0]["arguments"] == '{"a": 1}'
+    assert all(r["content"].startswith("Error: unknown tool") for r in turn["tool_results"])

@@ -79,21 +79,25 @@ class Env(ABC):
 
     # Optional, for `swift-gym eval`; ms-swift never calls these.
 
-    def oracle_reply(self) -> str:
+    def oracle_reply(self) -> str | dict[str, Any]:
         """A reply of a reference policy for the current state (`swift-gym eval --policy oracle`).
 
         Override it where a best move can be computed (FrozenLake: a shortest-path step, as
-        `<action>...</action>`), so a published oracle baseline can be reproduced. The default
-        raises NotImplementedError, and the command says that this env has no oracle.
+        `<action>...</action>`), so a published oracle baseline can be reproduced. An env that
+        offers tools may return an assistant message that calls them (`{"role": "assistant",
+        "content": "", "tool_calls": [...]}`, OpenAI's shape). The default raises
+        NotImplementedError, and the command says that this env has no oracle.
         """
         raise NotImplementedError(f"{type(self).__name__} does not define oracle_reply()")
 
-    def sample_replies(self) -> Sequence[str]:
-        """Replies `swift-gym eval --policy random` draws from, uniformly, each turn.
+    def sample_replies(self) -> Sequence[str | dict[str, Any]]:
+        """Replies `swift-gym eval --policy random` draws from, uniformly, each turn: texts, or
+        assistant messages with tool calls (as `oracle_reply` may return).
 
         Override it to give the random baseline your env's action format. The default, an empty
         sequence, makes the random policy use its generic replies (a mix of valid and invalid
-        `<action>` tags and prose).
+        `<action>` tags and prose), or in an env that offers tools, calls drawn from the tools'
+        schemas and garbage calls.
         """
         return ()
 

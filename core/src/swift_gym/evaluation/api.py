@@ -102,12 +102,13 @@ def evaluate(env: EnvArgument, policy: Any, **options: Any) -> EvalResult:
     list of configs, each played for `episodes` episodes (default 100) from seeds
     `seed_start + i`; with `dataset` (a JSONL file or its rows), the env of rows without a name,
     and a config's other fields are set over each row's. `policy`: `"random"`, `"oracle"`, an
-    `OpenAIPolicy(base_url=..., model=...)`, or a function `(messages, env) -> str`, async or
-    not. At most `max_turns` replies an episode (default: the env's `max_turns_hint()`, its
-    natural horizon, else 10), `concurrency` episodes at a time; `output`
-    writes the trajectory file as episodes end (`-`: stdout); `progress=True` shows a bar on
-    stderr. `stop` (a `Stop`) ends the run when interrupted; `keep_records=False` keeps only
-    what the summary needs.
+    `OpenAIPolicy(base_url=..., model=...)`, or a function `(messages, env) -> reply`, async or
+    not, whose reply is text or, in an env that offers tools, an assistant message with
+    `tool_calls` (see `policies.Reply`). At most `max_turns` replies an episode (default: the
+    env's `max_turns_hint()`, its natural horizon, else 10), `concurrency` episodes at a time;
+    `output` writes the trajectory file as episodes end (`-`: stdout); `progress=True` shows a
+    bar on stderr. `stop` (a `Stop`) ends the run when interrupted; `keep_records=False` keeps
+    only what the summary needs.
 
     Where an event loop already runs in this thread (Jupyter), the run gets a thread of its own;
     there, `await evaluate_async(...)` is the direct way. Ctrl-C (KeyboardInterrupt) stops the

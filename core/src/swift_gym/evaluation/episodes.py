@@ -2,12 +2,18 @@
 
 The smallest unit of the evaluation library: `runner` plays many of these at once.
 
-reset -> (system prompt, first observation); then each turn the policy replies to the whole
-chat, the env steps on it, and its observation joins the chat, until the env says done or
+reset -> (system prompt, first observation, and the tools the env offers); then each turn the
+policy replies to the whole chat, the env steps on it, and its observation joins the chat, until
+the env says done or
 `max_turns` replies were given (ms-swift's `--max_turns`; when the caller gives none, the env's
 own `max_turns_hint()`, else `defaults.MAX_TURNS`). Whatever goes wrong (the env raises,
 the policy fails) ends only this episode, with status "error" and the reason. An episode the run
 stopped before (see `runner`) is recorded with status `NOT_PLAYED` (the record: `records`).
+
+In an env that offers tools, a reply may hold tool calls: the env's results join the chat as
+tool messages, then its observation as a user message if it has text (`tool_turns`), and the
+turn's record keeps the calls and the results. A text env's episode is played and recorded
+exactly as before tools existed.
 """
 
 from __future__ import annotations
@@ -19,9 +25,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EnvUnavailableError, short_repr
+from ..errors import EnvUnavailableError, InvalidStepError, short_repr
+from ..steps import as_step_result
+from ..tool_turns import answer_messages, call_record, result_record
+from ..tools import offered_tools
 from . import defaults
 from .errors import PolicyError
+from .policies import reply_message
 from .records import new_record
 
 if TYPE_CHECKING:
@@ -121,6 +131,10 @@ async def run_episode(
         stage = "reset()"
         observation, reset_info, system_prompt = await env.reset()
         record.update(system_prompt=system_prompt, observation=observation, reset_info=reset_info)
+        stage = "tools()"
+        tools = offered_tools(env)
+        if tools:
+            record["tools"] = list(tools)
         messages: list[Message] = (
             [{"role": "system", "content": system_prompt}] if system_prompt else []
         )
@@ -133,27 +147,38 @@ async def run_episode(
                 reply, details = await detailed(env, messages, rng)
             else:
                 reply = await policy.reply(env, messages, rng)
-            messages.append({"role": "assistant", "content": reply})
+            text, calls, message = reply_message(reply, "reply()")
+            messages.append(message)
             stage = "step()"
-            observation, reward, done, info = await env.step(messages)
-            messages.append({"role": "user", "content": observation})
-            total = record["total_reward"] + float(reward)
-            turns.append(
-                {
-                    "turn": len(turns) + 1,
-                    "reply": reply,
-                    "action": parsed_action(info),
-                    "valid_action": valid_action(info),
-                    "observation": observation,
-                    "reward": reward,
-                    "done": bool(done),
-                    "info": info,
-                    **details,
-                }
+            value = await env.step(messages)
+            turn: dict[str, Any] = {"turn": len(turns) + 1, "reply": text}
+            tool_results = None
+            if tools or calls:  # the record keeps the calls, and the results in call order
+                result = as_step_result(value, calls if tools else None)
+                observation, reward = result.observation, result.reward
+                done, info = result.done, result.info
+                messages.extend(answer_messages(result, calls))
+                turn["tool_calls"] = [call_record(call) for call in calls]
+                results = {r.tool_call_id: result_record(r) for r in result.tool_results}
+                tool_results = [results[call.id] for call in calls if call.id in results]
+            else:  # a text env: as ms-swift's gym loop plays it
+                observation, reward, done, info = value
+                messages.append({"role": "user", "content": observation})
+            turn.update(
+                action=parsed_action(info),
+                valid_action=valid_action(info),
+                observation=observation,
             )
+            if tool_results is not None:
+                turn["tool_results"] = tool_results
+            turn.update(reward=reward, done=bool(done), info=info, **details)
+            turns.append(turn)
+            total = record["total_reward"] + float(reward)
             if math.isinf(total) and math.isfinite(float(reward)):
                 raise TotalOverflow(len(turns), float(reward))
             record["total_reward"] = total
+    except InvalidStepError as error:  # what step() returned: the message names it
+        record.update(status="error", error=str(error))
     except TotalOverflow as error:
         record.update(status="error", error=str(error))
     except PolicyError as error:

@@ -7,6 +7,13 @@ out is retried once at most, after a pause as long as its timeout, since the ser
 working on it. When the retries run out, or the server answers another 4xx, `PolicyError` ends
 that episode (status "error") and the run goes on, unless the endpoint is down (`stop_reason`).
 The HTTP client lives from `prepare` to `close`, so one policy object serves run after run.
+
+In an env that offers tools, every request carries them (`tools`, OpenAI's function tools), the
+chat carries the earlier calls and their results as OpenAI's assistant `tool_calls` and `tool`
+messages, and a response's `message.tool_calls` come back as the reply's calls (a response
+with calls and no content is a reply). The server is untrusted: its calls are read by
+`swift_gym.tool_calls` (at most 64, ids made unique and printable), each name cut at
+`MAX_TOOL_NAME_CHARS`.
 """
 
 from __future__ import annotations
@@ -23,11 +30,15 @@ import httpx
 
 from ..errors import short_repr
 from ..json_text import dumps as json_dumps
+from ..replies import tool_calls
+from ..tool_turns import assistant_message
+from ..tools import ToolCall, offered_tools
 from . import defaults, progress
 from .errors import EndpointError, EndpointSetupError, PolicyError
 
 if TYPE_CHECKING:
     from ..env import Env, Message
+    from .policies import Reply
 
 KEY_VARIABLES = ("SWIFT_GYM_API_KEY", "OPENAI_API_KEY")
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"
@@ -75,6 +86,9 @@ USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
 """The token counts of a response's `usage` a turn's record keeps (nothing else the server
 sends: it is untrusted, and a record is no place for its extras)."""
 FINISH_REASON_CHARS = 100
+MAX_TOOL_NAME_CHARS = 65
+"""A called tool's name is cut to this: one character longer than any tool's name may be, so a
+cut name is still no tool's (the env answers it with an error)."""
 
 
 def public_url(url: str) -> str:
@@ -116,6 +130,35 @@ def reply_content(payload: Any) -> str:
     if isinstance(content, list):
         return "".join(part.get("text", "") for part in content if isinstance(part, dict))
     return str(content)
+
+
+def reply_calls(payload: Any) -> list[ToolCall]:
+    """The tool calls of `choices[0].message`, bounded (see the module docstring); [] when
+    there are none or they cannot be read."""
+    try:
+        message = payload["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError):
+        return []
+    calls = tool_calls(message)
+    return [
+        ToolCall(call.id, call.name[:MAX_TOOL_NAME_CHARS], call.arguments)
+        if len(call.name) > MAX_TOOL_NAME_CHARS
+        else call
+        for call in calls
+    ]
+
+
+def wire_messages(messages: list[Message]) -> list[Message]:
+    """The chat as OpenAI's API takes it: a tool message is `{"role", "tool_call_id",
+    "content"}` (the `name` the episode keeps is no field of OpenAI's tool messages)."""
+    if not any(message.get("role") == "tool" for message in messages):
+        return messages
+    return [
+        {key: message[key] for key in ("role", "tool_call_id", "content") if key in message}
+        if message.get("role") == "tool"
+        else message
+        for message in messages
+    ]
 
 
 def _detail(error: BaseException) -> str:
@@ -304,14 +347,18 @@ class OpenAIPolicy:
             **self.sampling,
         }
 
-    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
+    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> Reply:
         return (await self.reply_with_details(env, messages, rng))[0]
 
     async def reply_with_details(
         self, env: Env, messages: list[Message], rng: random.Random
-    ) -> tuple[str, dict[str, Any]]:
-        """The reply, and its `reply_details` for the turn's record."""
-        body = {"model": self.model, "messages": messages, **self.sampling}
+    ) -> tuple[Reply, dict[str, Any]]:
+        """The reply (its text, or an assistant message when it calls tools), and its
+        `reply_details` for the turn's record."""
+        body = {"model": self.model, "messages": wire_messages(messages), **self.sampling}
+        tools = offered_tools(env)
+        if tools:
+            body["tools"] = list(tools)
         try:
             # Not httpx's json=: it encodes strict UTF-8, and a reply the model wrote may hold
             # a lone surrogate that the conversation sends back (JSON carries it as an escape).
@@ -330,7 +377,9 @@ class OpenAIPolicy:
                 raise PolicyError(
                     f"response is not JSON: {short_repr(response.text, 200)}"
                 ) from None
-            return reply_content(payload), reply_details(payload)
+            text, calls = reply_content(payload), reply_calls(payload)
+            reply: Reply = assistant_message(text, calls) if calls else text
+            return reply, reply_details(payload)
         hint = _hint(response.status_code, self.base_url)
         where = f" at {self.base_url}/chat/completions ({hint})" if hint else ""
         message = f"HTTP {response.status_code}{where}: {short_repr(response.text, 200)}"

@@ -1,19 +1,26 @@
 """Who writes the replies: random, oracle, a Python function, or a model behind an API (`openai`).
 
 A policy gets the env (for optional methods such as `oracle_reply`), the chat so far (what a
-model sees) and the episode's own RNG, and returns the reply text. A policy that cannot answer
-raises `PolicyError`: that episode ends with status "error", and the run goes on. A policy that
-can no longer answer at all (its endpoint is down) says so in `stop_reason()`, and the runner
-starts no new episode. `as_policy` turns what `evaluate(policy=...)` accepts into a `Policy`.
+model sees) and the episode's own RNG, and returns the reply: its text, or an assistant message
+dict holding tool calls (OpenAI's shape, `Reply`), which `reply_message` checks. A policy that
+cannot answer raises `PolicyError`: that episode ends with status "error", and the run goes on.
+A policy that can no longer answer at all (its endpoint is down) says so in `stop_reason()`,
+and the runner starts no new episode. `as_policy` turns what `evaluate(policy=...)` accepts
+into a `Policy`.
 """
 
 from __future__ import annotations
 
 import inspect
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..errors import short_repr
+from ..replies import content_text, tool_calls
+from ..tool_samples import garbage_calls, valid_call
+from ..tool_turns import assistant_message
+from ..tools import ToolCall, offered_tools
 from .errors import EvaluationError, PolicyError
 
 if TYPE_CHECKING:
@@ -32,6 +39,39 @@ GENERIC_REPLIES: tuple[str, ...] = (
 """What `random` picks from for envs without `sample_replies()`: the `<action>` tags of
 grid envs such as FrozenLake, and replies no env should accept (to exercise invalid actions)."""
 
+Reply = str | dict[str, Any]
+"""A reply: its text, or an assistant message `{"role": "assistant", "content": str,
+"tool_calls": [{"id", "type": "function", "function": {"name", "arguments": str}}]}`."""
+VALID_CALL_SHARE = 0.5
+"""How often `random` makes a valid call in a tool env without `sample_replies()`; the other
+draws are garbage calls (unknown tool, arguments not JSON or not matching) or prose."""
+
+
+def reply_message(reply: Any, who: str) -> tuple[str, list[ToolCall], dict[str, Any]]:
+    """A policy's `reply` as (its text, its tool calls, the assistant message the env steps
+    on). Raises PolicyError, naming `who`, when it is neither text nor an assistant message."""
+    if isinstance(reply, str):
+        return reply, [], {"role": "assistant", "content": reply}
+    if not isinstance(reply, Mapping):
+        raise PolicyError(
+            f"{who} returned {type(reply).__name__}, not str or an assistant message dict"
+        )
+    role = reply.get("role", "assistant")
+    content = reply.get("content")
+    raw_calls = reply.get("tool_calls")
+    problem = None
+    if role != "assistant":
+        problem = f"its role is {short_repr(role, 40)}, not 'assistant'"
+    elif content is not None and not isinstance(content, (str, list)):
+        problem = f"its content is {type(content).__name__}, not str"
+    elif raw_calls is not None and not isinstance(raw_calls, (list, tuple)):
+        problem = f"its tool_calls is {type(raw_calls).__name__}, not a list"
+    if problem is not None:
+        raise PolicyError(f"{who} returned a message that is no assistant reply: {problem}")
+    calls = tool_calls(reply)
+    text = content_text(content)
+    return text, calls, assistant_message(text, calls)
+
 
 class Policy(Protocol):
     """What the runner plays with. Any object with these members is one."""
@@ -41,8 +81,9 @@ class Policy(Protocol):
     async def prepare(self) -> None:
         """Get ready before the first episode (e.g. ask an API for its model)."""
 
-    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
-        """The reply to `messages` (the chat so far, ending with the env's observation)."""
+    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> Reply:
+        """The reply to `messages` (the chat so far, ending with the env's observation, or
+        with the tool messages that answered the last reply's calls)."""
 
     def stop_reason(self) -> str | None:
         """Why no new episode should start (e.g. nothing answers at the API), or None."""
@@ -72,13 +113,28 @@ class _Local:
 
 
 class RandomPolicy(_Local):
-    """Each turn, a uniform draw from the env's `sample_replies()`, else `GENERIC_REPLIES`."""
+    """Each turn, a uniform draw from the env's `sample_replies()` (texts or messages with tool
+    calls); else, in a tool env, a call made up from the tools' schemas (`VALID_CALL_SHARE`)
+    or a garbage one (`tool_samples`); else one of `GENERIC_REPLIES`."""
 
     name = "random"
 
-    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
-        choices = tuple(env.sample_replies()) or GENERIC_REPLIES
-        return rng.choice(choices)
+    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> Reply:
+        choices = tuple(env.sample_replies())
+        if choices:
+            return rng.choice(choices)  # type: ignore[no-any-return]
+        tools = offered_tools(env)
+        if not tools:
+            return rng.choice(GENERIC_REPLIES)
+        call_id = f"call_{rng.getrandbits(32):08x}"
+        call = valid_call(tools, rng, call_id) if rng.random() < VALID_CALL_SHARE else None
+        if call is None:
+            garbage = [*garbage_calls(tools).values(), None]
+            call = rng.choice(garbage)
+            if call is None:
+                return rng.choice(GENERIC_REPLIES)
+            call = {**call, "id": call_id}
+        return {"role": "assistant", "content": "", "tool_calls": [call]}
 
 
 class OraclePolicy(_Local):
@@ -86,20 +142,20 @@ class OraclePolicy(_Local):
 
     name = "oracle"
 
-    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
+    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> Reply:
         try:
             reply: Any = env.oracle_reply()
         except NotImplementedError as error:
             raise PolicyError(f"{type(env).__name__} has no oracle: {error}") from None
         except Exception as error:
             raise PolicyError(f"oracle_reply() raised {type(error).__name__}: {error}") from None
-        if not isinstance(reply, str):
-            raise PolicyError(f"oracle_reply() returned {type(reply).__name__}, not str")
-        return reply
+        reply_message(reply, "oracle_reply()")  # raises PolicyError for a wrong shape
+        return reply  # type: ignore[no-any-return]
 
 
 class CallablePolicy(_Local):
     """Replies from `function(messages, env)`, async or not: an in-process model in one function.
+    It returns the reply's text, or an assistant message dict with `tool_calls` (see `Reply`).
 
     `messages` is a copy of the chat so far (system prompt, then the env's observations and the
     replies), `env` the episode's env. An async function (or one returning an awaitable) lets
@@ -112,13 +168,12 @@ class CallablePolicy(_Local):
         self.function = function
         self.name = name or getattr(function, "__name__", None) or type(function).__name__
 
-    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> str:
+    async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> Reply:
         reply = self.function(list(messages), env)
         if inspect.isawaitable(reply):
             reply = await reply
-        if not isinstance(reply, str):
-            raise PolicyError(f"{self.name} returned {type(reply).__name__}, not str")
-        return reply
+        reply_message(reply, self.name)  # raises PolicyError for a wrong shape
+        return reply  # type: ignore[no-any-return]
 
 
 BUILTIN_POLICIES = ("random", "oracle")
@@ -138,7 +193,7 @@ def as_policy(policy: Any) -> Policy:
             )
         raise EvaluationError(
             f"unknown policy {policy!r}: give 'random', 'oracle', an OpenAIPolicy(...) or a "
-            "function (messages, env) -> str"
+            "function (messages, env) -> str or message"
         )
     if all(hasattr(policy, part) for part in ("name", "prepare", "reply", "stop_reason", "close")):
         return policy  # type: ignore[no-any-return]
@@ -146,5 +201,5 @@ def as_policy(policy: Any) -> Policy:
         return CallablePolicy(policy)
     raise EvaluationError(
         f"{type(policy).__name__} is not a policy: give 'random', 'oracle', an "
-        "OpenAIPolicy(...) or a function (messages, env) -> str"
+        "OpenAIPolicy(...) or a function (messages, env) -> str or message"
     )

@@ -7,10 +7,13 @@ Each line is one episode:
 `action`, `valid_action`, `observation`, `reward`, `done`, `info`), `num_turns`,
 `total_reward`, `success`, `status` and `error` (why the episode failed, or null); with a policy
 that tells them (`openai`), `policy_settings` (model, base URL, temperature, max_tokens) and
-each turn's `finish_reason` and `usage`, when the server gave them. An episode
-the run stopped before has status `NOT_PLAYED`, no turns and a null
-error. Lines are written in `index` order as soon as the episodes before them end, so an
-interrupted run keeps a usable prefix.
+each turn's `finish_reason` and `usage`, when the server gave them. An env that offers tools
+adds `tools` (the schemas it offered), and each of its turns `tool_calls` (`{"id", "name",
+"arguments"}`, arguments as the model wrote them; `reply` is the reply's text) and
+`tool_results` (`{"tool_call_id", "name", "content"}`, in call order; `observation` is the env's
+text); a text env played with text replies has none of these keys. An episode the run stopped
+before has status `NOT_PLAYED`, no turns and a null error. Lines are written in `index` order
+as soon as the episodes before them end, so an interrupted run keeps a usable prefix.
 """
 
 from __future__ import annotations

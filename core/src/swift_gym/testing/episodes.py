@@ -16,6 +16,8 @@ from typing import Any
 from ..env import Env, Message
 from ..errors import short_repr
 from ..replies import tool_calls
+from ..steps import StepResult
+from ..tool_turns import answer_messages
 from .replies import GARBAGE_REPLIES, Script, as_message, reply_label
 from .results import is_step_result, reset_problems, step_problems, tools_problems
 from .timing import timed_call
@@ -39,15 +41,20 @@ class Episode:
         *,
         call_timeout: float,
         recorder: Recorder | None = None,
+        failure_check: str | None = None,
     ):
         self.env = env
         self.script = script
         self.call_timeout = call_timeout
         self.recorder = recorder
+        self.failure_check = failure_check
+        """The check an exception of `step` breaks (default: `step`, `garbage` for garbage)."""
         self.history: list[Message] = []
         self.transcript: list[tuple[Any, ...]] = []
         self.steps = 0
         self.done = False
+        self.last_result: Any = None
+        """What the last `step` returned (None when it raised or hung)."""
 
     def _record(self, check: str, message: str, step: int, reply: str | None = None) -> None:
         if self.recorder is not None:
@@ -60,6 +67,8 @@ class Episode:
         label = None if reply is None else reply_label(reply)
         garbage = reply is not None and any(reply == g for g in GARBAGE_REPLIES.values())
         failure_check = "garbage" if garbage else method
+        if self.failure_check is not None and method == "step":
+            failure_check = self.failure_check
         try:
             awaitable = make()
             if not inspect.isawaitable(awaitable):
@@ -121,12 +130,14 @@ class Episode:
         messages = [*self.history, reply]
         sent = copy.deepcopy(messages)
         result = await self._call("step", lambda: self.env.step(messages), step, reply)
+        self.last_result = result
         if messages != sent:
             self._record("messages", _mutation(sent, messages), step, reply_label(reply))
         if result is None:
             self.done = True
             return
-        for check, message in step_problems(result, tool_calls(sent)):
+        calls = tool_calls(sent)
+        for check, message in step_problems(result, calls):
             self._record(check, message, step, reply_label(reply))
         if not is_step_result(result):
             self.transcript.append(("bad_step", repr(result)))
@@ -134,11 +145,15 @@ class Episode:
             return
         observation, reward, done, info = result
         self.transcript.append(("step", observation, reward, done, info))
-        self.history = [*sent, {"role": "user", "content": observation}]
+        if calls and isinstance(result, StepResult):  # tool messages, then any observation
+            self.history = [*sent, *answer_messages(result, calls)]
+        else:
+            self.history = [*sent, {"role": "user", "content": observation}]
         self.done = _ended(done) or step >= max_steps
 
-    def _oracle(self) -> str | None:
-        """The env's own best reply (`oracle_reply()`), when it defines one that works now."""
+    def _oracle(self) -> str | Mapping[str, Any] | None:
+        """The env's own best reply (`oracle_reply()`: text or a message with tool calls), when
+        it defines one that works now."""
         method = getattr(self.env, "oracle_reply", None)
         if method is None:
             return None
@@ -146,7 +161,7 @@ class Episode:
             reply = method()
         except Exception:  # no oracle, or none in this state: an optional helper, not a rule
             return None
-        return reply if isinstance(reply, str) else None
+        return reply if isinstance(reply, (str, Mapping)) else None
 
     async def close(self, times: int = 1) -> None:
         """Call `close()` `times` times; failures are recorded as `close` violations."""

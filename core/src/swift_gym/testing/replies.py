@@ -76,7 +76,7 @@ def reply_label(reply: Message) -> str:
 class Script(Protocol):
     """Chooses each reply of an episode."""
 
-    def next(self, oracle: str | None) -> Message:
+    def next(self, oracle: str | Mapping[str, Any] | None) -> Message:
         """The next reply; `oracle` is the env's own best reply now, if it has one."""
         ...
 
@@ -87,7 +87,7 @@ class RepeatedReply:
     def __init__(self, reply: Message):
         self._reply = reply
 
-    def next(self, oracle: str | None) -> Message:
+    def next(self, oracle: str | Mapping[str, Any] | None) -> Message:
         return self._reply
 
 
@@ -103,7 +103,7 @@ class ReplyScript:
         self._samples = list(samples)
         self._garbage = list(GARBAGE_REPLIES.values())
 
-    def next(self, oracle: str | None) -> Message:
+    def next(self, oracle: str | Mapping[str, Any] | None) -> Message:
         """The next reply; `oracle` is the env's own best reply now, if it has one."""
         draw = self._rng.random()
         pick = self._rng.random()

@@ -22,6 +22,9 @@ CHECKS: dict[str, str] = {
     "StepResult answering each tool call of the reply once",
     "tools": "tools() after reset offers valid function tools (OpenAI names, unique, a "
     "parameters schema the checker supports)",
+    "tool_calls": "every tool, called with arguments drawn from its schema, is answered; garbage "
+    "calls (unknown tool, no name, arguments not JSON, not an object or not matching) each get "
+    "an error result; no call raises",
     "reward": "every reward is a finite int or float",
     "info_json": "every info is JSON-serializable",
     "garbage": "garbage replies (empty, None, huge, unicode, list content, ...) never raise",

@@ -3,7 +3,10 @@
 Per config: one recorded episode as given (when it has no seed), one per seed, the same
 episodes again on fresh instances (determinism) and all of them interleaved on one loop
 (isolation), every garbage reply on a fresh instance, and `close()` where it is easy to get
-wrong. "Recorded" runs check every result; the comparison runs only keep transcripts, so a
+wrong. An env that offers tools also gets, each on a fresh instance right after reset, a call to
+every tool with arguments drawn from its schema and each garbage call (`tool_samples`); such
+calls are mixed into its episodes' replies too.
+"Recorded" runs check every result; the comparison runs only keep transcripts, so a
 broken rule is reported once.
 """
 
@@ -12,12 +15,16 @@ from __future__ import annotations
 import asyncio
 import importlib
 import importlib.util
+import json
 import random
 import sys
 from collections.abc import Mapping
 from typing import Any
 
 from ..env import Env, Message
+from ..steps import StepResult
+from ..tool_samples import TRIES, garbage_calls, garbage_kind, random_arguments
+from ..tools import ToolSet, offered_tools
 from .episodes import Episode, Recorder, close_env, env_samples, first_difference
 from .options import CheckOptions
 from .replies import GARBAGE_REPLIES, RepeatedReply, ReplyScript, Script
@@ -93,11 +100,18 @@ class ConfigCheck:
         key: str,
         recorded: bool,
         script: Script | None = None,
+        failure_check: str | None = None,
     ) -> Episode:
         if script is None:
             script = ReplyScript(f"swift-gym-conformance/{config.get('seed')}/{key}", self.samples)
         recorder = self.recorder(config) if recorded else None
-        return Episode(env, script, call_timeout=self.options.call_timeout, recorder=recorder)
+        return Episode(
+            env,
+            script,
+            call_timeout=self.options.call_timeout,
+            recorder=recorder,
+            failure_check=failure_check,
+        )
 
     async def play(self, config: Mapping[str, Any], key: str, recorded: bool) -> Episode | None:
         """One whole episode on a fresh instance; recorded runs also check the global RNG."""
@@ -132,6 +146,7 @@ class ConfigCheck:
             return
         self.samples = env_samples(probe, self.options.sample_replies)
         await close_env(probe, 1, lambda message: None)  # check_close reports close() failures
+        self.samples += await self.tool_samples()
         if self.config.get("seed") is None:
             await self.play(self.config, "as-given", recorded=True)
         firsts = [await self.play(config, "0", recorded=True) for config in self.seeded]
@@ -141,6 +156,8 @@ class ConfigCheck:
             await self.check_isolation(firsts)
         if "garbage" not in self.options.skip:
             await self.check_garbage()
+        if "tool_calls" not in self.options.skip:
+            await self.check_tool_calls()
         if "close" not in self.options.skip:
             await self.check_close()
 
@@ -198,6 +215,93 @@ class ConfigCheck:
             await episode.close()
             self._count(episode)
 
+    async def tool_samples(self) -> list[Message]:
+        """Replies that call the tools a fresh instance offers (each tool twice, with arguments
+        drawn from its schema, and each garbage call), mixed into the episodes' replies so that
+        determinism and isolation cover tool steps too; none for a text env."""
+        config = self.seeded[0]
+        tools = await self._offered(config)
+        if not tools:
+            return []
+        rng = random.Random(f"swift-gym-conformance/tool_samples/{config.get('seed')}")
+        calls = []
+        for name in tools.names:
+            for _ in range(2):
+                arguments = random_arguments(tools, name, rng)
+                if arguments is not None:
+                    calls.append(_call(name, json.dumps(arguments, ensure_ascii=False)))
+        calls += garbage_calls(tools).values()
+        return [{"role": "assistant", "content": "", "tool_calls": [call]} for call in calls]
+
+    async def check_tool_calls(self) -> None:
+        """Each tool called with arguments drawn from its schema, then each garbage call, one
+        call per fresh instance right after reset; a text env has nothing to call."""
+        config = self.seeded[0]
+        tools = await self._offered(config)
+        if not tools:
+            return
+        rng = random.Random(f"swift-gym-conformance/tool_calls/{config.get('seed')}")
+        for name in tools.names:
+            arguments = random_arguments(tools, name, rng)
+            if arguments is None:
+                self.record(
+                    "tool_calls",
+                    f"no arguments drawn for tool {name!r} matched its parameters in {TRIES} "
+                    "tries: can any value match them?",
+                    config,
+                )
+                continue
+            text = json.dumps(arguments, ensure_ascii=False)
+            await self._call_once(config, f"valid_{name}", _call(name, text), must_fail=False)
+        for kind, call in garbage_calls(tools).items():
+            await self._call_once(config, kind, call, must_fail=True)
+
+    async def _offered(self, config: Mapping[str, Any]) -> ToolSet | None:
+        """The valid tools a fresh instance offers after reset (a broken reset or invalid
+        tools are reported by their own checks)."""
+        env = _quiet_build(self.env_class, config)
+        if env is None:
+            return None
+        episode = self.episode(env, config, "tools", recorded=False)
+        await episode.start()
+        try:
+            return None if episode.done else offered_tools(env)
+        except Exception:  # reported by the `tools` check
+            return None
+        finally:
+            await episode.close()
+
+    async def _call_once(
+        self, config: Mapping[str, Any], kind: str, call: dict[str, Any], must_fail: bool
+    ) -> None:
+        env = self.build(config)
+        if env is None:
+            return
+        reply = {"role": "assistant", "content": "", "tool_calls": [call]}
+        script = RepeatedReply(reply)
+        episode = self.episode(env, config, kind, True, script, failure_check="tool_calls")
+        await episode.start()
+        if not episode.done:
+            await episode.advance(self.options.max_steps)
+        await episode.close()
+        self._count(episode)
+        result = episode.last_result
+        if not must_fail or not isinstance(result, StepResult):
+            return  # a result that is no StepResult, or none at all, is reported as `step`
+        answer = next((r for r in result.tool_results if r.tool_call_id == call["id"]), None)
+        if answer is not None and not answer.is_error:
+            function = call["function"]
+            self.record(
+                "tool_calls",
+                f"a {garbage_kind(kind)} ({function['name']!r} with arguments "
+                f"{function['arguments']!r}) got a result that is no error "
+                f"({answer.content[:80]!r}): answer it with the error ToolResult that "
+                "ToolSet.check(call) returns",
+                config,
+                1,
+                kind,
+            )
+
     async def check_close(self) -> None:
         """close() twice on an instance never reset, and on one left in mid-episode."""
         config = self.seeded[0]
@@ -220,6 +324,10 @@ class ConfigCheck:
             await episode.advance(self.options.max_steps)
         for attempt in (1, 2):
             await close_env(env, attempt, lambda m: record(f"{m} (after an unfinished episode)"))
+
+
+def _call(name: str, arguments: str) -> dict[str, Any]:
+    return {"id": "call_0", "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
 def _quiet_build(env_class: type[Env], config: Mapping[str, Any]) -> Env | None:

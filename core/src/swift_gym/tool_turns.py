@@ -1,0 +1,56 @@
+"""A tool turn in the chat and in a record: the shapes evaluation and the conformance kit share.
+
+The model's reply goes into the chat as one assistant message holding its calls (OpenAI's
+shape); the env's answer comes back as one `{"role": "tool"}` message per result, in call order,
+then the observation as a user message when it has text. A record keeps the calls as
+`{"id", "name", "arguments"}` (arguments as the model wrote them) and the results as
+`{"tool_call_id", "name", "content"}`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .steps import StepResult
+from .tools import ToolCall, ToolResult
+
+
+def assistant_message(text: str, calls: Sequence[ToolCall]) -> dict[str, Any]:
+    """The reply as the assistant message the env steps on: `{"role", "content"}`, and
+    `tool_calls` when it made any."""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for call in calls
+        ]
+    return message
+
+
+def answer_messages(result: StepResult, calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+    """What the env's answer adds to the chat: a tool message per result, in the order of
+    `calls`, then the observation as a user message if it has text."""
+    order = {call.id: index for index, call in enumerate(calls)}
+    results = sorted(result.tool_results, key=lambda r: order.get(r.tool_call_id, len(order)))
+    messages: list[dict[str, Any]] = [
+        {"role": "tool", "tool_call_id": r.tool_call_id, "name": r.name, "content": r.content}
+        for r in results
+    ]
+    if result.observation:
+        messages.append({"role": "user", "content": result.observation})
+    return messages
+
+
+def call_record(call: ToolCall) -> dict[str, str]:
+    """A call as a record keeps it."""
+    return {"id": call.id, "name": call.name, "arguments": call.arguments}
+
+
+def result_record(result: ToolResult) -> dict[str, str]:
+    """A result as a record keeps it."""
+    return {"tool_call_id": result.tool_call_id, "name": result.name, "content": result.content}
