@@ -90,7 +90,7 @@ _NAME_SHOWN = 80
 _DESCRIPTION_SHOWN = 300
 
 
-def _listed(value: Any) -> list[Any]:
+def listed(value: Any) -> list[Any]:
     """A record's list as it is; a value that should have been one, as a list of itself."""
     if value is None:
         return []
@@ -103,7 +103,7 @@ def _more(count: int, noun: str) -> str:
 
 def tools_section(tools: Any) -> None:
     """The tools offered: per tool `name: description`, then its parameters, all bounded."""
-    offered = _listed(tools)
+    offered = listed(tools)
     lines = []
     for tool in offered[:TOOLS_SHOWN]:
         function = tool.get("function") if isinstance(tool, dict) else None
@@ -123,7 +123,7 @@ def tools_section(tools: Any) -> None:
 def call_lines(calls: Any) -> None:
     """One line per call of a reply: `call NAME (ID) ARGUMENTS`, arguments as the model wrote
     them, bounded."""
-    made = _listed(calls)
+    made = listed(calls)
     out = stdout()
     for call in made[:CALLS_SHOWN]:
         if not isinstance(call, dict):
@@ -143,7 +143,7 @@ def call_lines(calls: Any) -> None:
 
 def result_sections(results: Any) -> None:
     """Each tool result under a `tool NAME (ID)` rule, its content escaped and bounded."""
-    given = _listed(results)
+    given = listed(results)
     for result in given[:CALLS_SHOWN]:
         if not isinstance(result, dict):
             section("tool", visible.brief(result, RESULT_SHOWN))
