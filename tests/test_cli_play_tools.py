@@ -52,6 +52,8 @@ class WalkEnv(swift_gym.Env):
     async def step(self, messages):
         print(json.dumps(messages), file=sys.stderr, flush=True)
         results = []
+        if any(call.name == "forget" for call in swift_gym.tool_calls(messages)):
+            return swift_gym.StepResult("", 0.0, False, {}, [])  # a bug: no result for a call
         for call in swift_gym.tool_calls(messages):
             checked = self.TOOLS.check(call)
             if isinstance(checked, swift_gym.ToolResult):
@@ -178,3 +180,14 @@ def test_text_envs_send_call_lines_as_text() -> None:
     assert "tools (" not in result.stdout
     assert re.search(r"^assistant ─+\n/call move \{\}\n", result.stdout, re.M)  # text
     assert "status invalid_action" in result.stdout and "call move (" not in result.stdout
+
+
+def test_an_env_that_leaves_a_call_unanswered_ends_the_session(walk_env: dict[str, str]) -> None:
+    result, steps = play(walk_env, "/call forget {}\n/call move {}\n")
+    assert result.returncode == 1, result.stderr
+    assert len(steps) == 1  # the session ended there
+    assert "error: the env failed: InvalidStepError: step() gave no result for call 'call_1'" in (
+        result.stdout
+    )
+    assert "stopped by an env error: 0 turns" in result.stdout
+    assert "Traceback" not in result.stderr
