@@ -208,3 +208,16 @@ def test_odd_tool_fields_in_a_record_are_shown_not_fatal(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     assert "call 7" in result.stdout
+
+
+def test_a_tool_episode_never_shows_an_empty_observation(tmp_path: Path) -> None:
+    # evaluation sends a tool env's observation only when it has text, with or without results
+    rec = tool_record(0)
+    rec["turns"][0].update(tool_calls=[], tool_results=[])
+    text = record(1, "P")
+    text["turns"][0]["observation"] = ""  # type: ignore[index]
+    result = run("replay", str(write_records(tmp_path / "t.jsonl", [rec, text])))
+    assert result.returncode == 0, result.stderr
+    tools_part, text_part = result.stdout.split("episode 1:")
+    assert tools_part.count("\nuser ─") == 2
+    assert "(empty)" in text_part  # a text episode shows it, as before

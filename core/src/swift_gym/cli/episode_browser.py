@@ -197,7 +197,7 @@ def _results(results: Any) -> str:
     return "".join(parts)
 
 
-def _turn(turn: Mapping[str, Any]) -> str:
+def _turn(turn: Mapping[str, Any], with_tools: bool) -> str:
     valid = turn.get("valid_action")
     verdict = {True: "valid", False: '<span class="bad">invalid</span>'}.get(valid, "")
     facts = [
@@ -212,8 +212,8 @@ def _turn(turn: Mapping[str, Any]) -> str:
     )
     results = turn.get("tool_results")
     observation = turn.get("observation")
-    # after results, an empty observation is no message: the model saw none
-    user = "" if results and observation == "" else f"<h4>user</h4>{block(observation)}"
+    # in a tool episode an empty observation is no message: the model saw none
+    user = "" if with_tools and observation == "" else f"<h4>user</h4>{block(observation)}"
     return (
         f'<div class="turn"><h4>turn {escape(turn.get("turn"), 20)}: assistant</h4>'
         f"{block(turn.get('reply'))}{_calls(turn.get('tool_calls'))}"
@@ -245,7 +245,11 @@ def episode(label: str, record: Mapping[str, Any], id: str) -> str:
         f"<h4>system</h4>{block(record.get('system_prompt'))}",
         _tools(record.get("tools")),
         f"<h4>user</h4>{block(record.get('observation'))}",
-        "".join(_turn(turn) for turn in turns if isinstance(turn, Mapping)),
+        "".join(
+            _turn(turn, record.get("tools") is not None)
+            for turn in turns
+            if isinstance(turn, Mapping)
+        ),
         "</details>",
     ]
     return "".join(parts)

@@ -164,14 +164,14 @@ def _play(
             {"role": "tool", "tool_call_id": r.tool_call_id, "name": r.name, "content": r.content}
             for r in results
         ]
-        if observation or not results:  # after results, an empty observation is no message
+        if observation or not tools:  # with tools, an empty observation is no message
             messages.append({"role": "user", "content": observation})
         session.turns += 1
         session.total += reward
         session.status = info.get("status", "done" if done else None)
         step_note(reward, done, parsed_action(info), info)
         result_sections([vars(r) for r in results])
-        if observation or not results:
+        if observation or not tools:
             section("user", observation)
         if done:
             session.ending = "done"

@@ -120,8 +120,8 @@ class EpisodeView:
                 info if isinstance(info, dict) else {} if info is None else {"info": info},
             )
             result_sections(turn.get("tool_results"))
-            if turn.get("observation") != "" or not turn.get("tool_results"):
-                # after results, an empty observation is no message: the model saw none
+            if turn.get("observation") != "" or record.get("tools") is None:
+                # in a tool episode an empty observation is no message: the model saw none
                 section("user", turn.get("observation"))
 
 
