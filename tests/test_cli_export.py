@@ -496,4 +496,6 @@ def test_tool_episodes_that_cannot_be_rebuilt_are_named_and_skipped(tmp_path: Pa
         "episode 5: turn 1 tool_calls is {'id': 'x'}, not a list",
     ):
         assert shown in result.stderr
-    assert "skipped 5: 5 not a conversation" in result.stderr
+    assert "skipped 5: 4 not a conversation, 1 with tool arguments that are not a JSON object" in (
+        result.stderr
+    )

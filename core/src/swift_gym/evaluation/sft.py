@@ -40,6 +40,7 @@ NEVER_EXPORTED = {FAILED: "failed", NOT_PLAYED: "not played"}
 """Statuses that are no episode to learn from, and how a summary names them."""
 NOT_A_CONVERSATION = "not a conversation"
 LONE_SURROGATE = "with a lone surrogate"
+BAD_ARGUMENTS = "with tool arguments that are not a JSON object"
 _LINE_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 """Characters JSON may hold raw that `str.splitlines` reads as line ends."""
 
@@ -130,7 +131,8 @@ def _tool_calls(turn: dict[str, Any], number: int) -> list[Message]:
         if not isinstance(parsed, dict):
             raise NotAConversation(
                 f"{where} arguments are not JSON of an object ({short_repr(arguments, 60)}): "
-                "ms-swift's agent format cannot hold them"
+                "ms-swift's agent format cannot hold them",
+                BAD_ARGUMENTS,
             )
         content = json.dumps({"name": name, "arguments": parsed}, ensure_ascii=False)
         messages.append({"role": "tool_call", "content": _text(content, f"{where} arguments")})
