@@ -26,7 +26,7 @@ def typed_reply(line: str, call_id: str) -> str | dict[str, Any]:
     head = line[len(PREFIX) : len(PREFIX) + 1]
     if not line.startswith(PREFIX) or head not in ("", " ", "\t"):
         return line
-    name, _, arguments = line[len(PREFIX) :].strip().partition(" ")
+    name, arguments, *_ = [*line[len(PREFIX) :].split(None, 1), "", ""]
     if not name or name.startswith("{"):
         raise CallLineError(f"/call needs a tool name: {USAGE}")
     function = {"name": name, "arguments": arguments.strip()}
