@@ -168,8 +168,10 @@ def test_a_call_typed_in_a_terminal(
         term.send('/call move {"direction": "right"}\r')
         term.expect(r"tool move \(call_1\)")
         term.expect(r"now on square 1")
+        term.expect(r"reply> ")  # Ctrl-D once the next line is being read
         term.send("\x04")
         term.expect(r"stopped before the episode ended \(end of input\): 1 turn")
+        assert term.wait() == 0
     finally:
         term.close()
 
