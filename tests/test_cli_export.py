@@ -481,9 +481,11 @@ def test_tool_episodes_that_cannot_be_rebuilt_are_named_and_skipped(tmp_path: Pa
     bad_tools = {**tool_record(4), "tools": "move"}
     calls_not_list = tool_record(5)
     calls_not_list["turns"][0]["tool_calls"] = {"id": "x"}
+    not_a_number = tool_record(6)
+    not_a_number["turns"][0]["tool_calls"][0]["arguments"] = '{"x": NaN}'  # not strict JSON
     path = write(
         tmp_path / "t.jsonl",
-        [tool_record(0), not_json, no_name, result_text, bad_tools, calls_not_list],
+        [tool_record(0), not_json, no_name, result_text, bad_tools, calls_not_list, not_a_number],
     )
     result, rows = export(str(path))
     assert result.returncode == 0, result.stderr
@@ -496,6 +498,7 @@ def test_tool_episodes_that_cannot_be_rebuilt_are_named_and_skipped(tmp_path: Pa
         "episode 5: turn 1 tool_calls is {'id': 'x'}, not a list",
     ):
         assert shown in result.stderr
-    assert "skipped 5: 4 not a conversation, 1 with tool arguments that are not a JSON object" in (
+    assert "episode 6: turn 1 call 1 arguments are not JSON" in result.stderr
+    assert "skipped 6: 4 not a conversation, 2 with tool arguments that are not a JSON object" in (
         result.stderr
     )

@@ -126,6 +126,10 @@ def _tool_calls(turn: dict[str, Any], number: int) -> list[Message]:
         name, arguments = _fields(item, ("name", "arguments"), where)
         try:
             parsed = ToolCall("", name, arguments).parsed_arguments()
+            # strict JSON (no NaN), which swift sft's reader loads
+            content = json.dumps(
+                {"name": name, "arguments": parsed}, ensure_ascii=False, allow_nan=False
+            )
         except (ValueError, RecursionError):
             parsed = None
         if not isinstance(parsed, dict):
@@ -134,18 +138,17 @@ def _tool_calls(turn: dict[str, Any], number: int) -> list[Message]:
                 "ms-swift's agent format cannot hold them",
                 BAD_ARGUMENTS,
             )
-        content = json.dumps({"name": name, "arguments": parsed}, ensure_ascii=False)
         messages.append({"role": "tool_call", "content": _text(content, f"{where} arguments")})
     return messages
 
 
 def _tool_responses(turn: dict[str, Any], number: int) -> list[Message]:
     """The turn's results as ms-swift `tool_response` messages."""
-    return [
-        {"role": "tool_response", "content": content}
-        for index, item in enumerate(_turn_list(turn, "tool_results", number), 1)
-        for (content,) in [_fields(item, ("content",), f"turn {number} result {index}")]
-    ]
+    messages = []
+    for index, item in enumerate(_turn_list(turn, "tool_results", number), 1):
+        (content,) = _fields(item, ("content",), f"turn {number} result {index}")
+        messages.append({"role": "tool_response", "content": content})
+    return messages
 
 
 def _tools(record: dict[str, Any]) -> str:
