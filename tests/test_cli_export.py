@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from cli_runner import SCRIPT, run
 from openai_server import JSONHandler, completion, solve_reply
+from tool_records import LOOK_TOOL, MOVE_TOOL, tool_record
 
 SYSTEM = "You play. Answer with a tag."
 ODD_TEXT = " \x1b[2J\x00\x07\u202e\u2028\ufeff\x7f\\n \U0001f600 end"
@@ -416,4 +417,88 @@ def test_many_records_without_a_chat_are_warned_about_briefly(tmp_path: Path) ->
     assert (
         "wrote 1 row to stdout from 31 episodes" in result.stderr
         and "skipped 30: 30 not a conversation" in result.stderr
+    )
+
+
+def test_a_tool_episode_is_an_agent_row_as_swift_sft_reads_it(tmp_path: Path) -> None:
+    # ms-swift's agent format (docs: Instruction/Agent-support): `tools` as a JSON string, each
+    # call a `tool_call` message {"name", "arguments": {...}}, each result a `tool_response`
+    tools = tool_record(0)
+    path = write(tmp_path / "t.jsonl", [tools, record(1, "goal", turns=1)])
+    result, rows = export(str(path))
+    assert result.returncode == 0, result.stderr
+    row, text_row = rows
+    assert set(row) == {"tools", "messages"}
+    assert json.loads(row["tools"]) == [MOVE_TOOL, LOOK_TOOL]
+    assert text_row == {
+        "messages": [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": "start 1"},
+            {"role": "assistant", "content": "reply 1.1"},
+        ]
+    }  # text episodes as before: no tools key
+    messages = row["messages"]
+    assert [m["role"] for m in messages] == [
+        "system", "user", "assistant", "tool_call", "tool_call", "tool_response",
+        "tool_response", "tool_call",
+    ]  # fmt: skip
+    assert messages[:3] == [
+        {"role": "system", "content": "Use the tools."},
+        {"role": "user", "content": "start 0"},
+        {"role": "assistant", "content": "I look, then go down."},
+    ]
+    calls = [json.loads(m["content"]) for m in messages if m["role"] == "tool_call"]
+    assert calls == [
+        {"name": "look", "arguments": {}},
+        {"name": "move", "arguments": {"direction": "down"}},
+        {"name": "move", "arguments": {"direction": "right"}},
+    ]
+    assert [m["content"] for m in messages if m["role"] == "tool_response"] == [
+        "S.\n.G", "moved down",
+    ]  # fmt: skip
+    # the empty observation after turn 1 was never a message; the results of the last calls
+    # and the last observation came after the end: the model never saw them
+
+
+def test_a_tool_observation_follows_the_results(tmp_path: Path) -> None:
+    tools = tool_record(0)
+    tools["turns"][0]["observation"] = "You moved."
+    result, rows = export(str(write(tmp_path / "t.jsonl", [tools])))
+    assert result.returncode == 0, result.stderr
+    roles = [(m["role"], m["content"]) for m in rows[0]["messages"]][5:8]
+    assert roles == [
+        ("tool_response", "S.\n.G"), ("tool_response", "moved down"), ("user", "You moved."),
+    ]  # fmt: skip
+
+
+def test_tool_episodes_that_cannot_be_rebuilt_are_named_and_skipped(tmp_path: Path) -> None:
+    not_json = tool_record(1)
+    not_json["turns"][1]["tool_calls"][0]["arguments"] = '{"direction": "ri'
+    no_name = tool_record(2)
+    no_name["turns"][0]["tool_calls"][1]["name"] = 5
+    result_text = tool_record(3)
+    result_text["turns"][0]["tool_results"][0]["content"] = None
+    bad_tools = {**tool_record(4), "tools": "move"}
+    calls_not_list = tool_record(5)
+    calls_not_list["turns"][0]["tool_calls"] = {"id": "x"}
+    not_a_number = tool_record(6)
+    not_a_number["turns"][0]["tool_calls"][0]["arguments"] = '{"x": NaN}'  # not strict JSON
+    path = write(
+        tmp_path / "t.jsonl",
+        [tool_record(0), not_json, no_name, result_text, bad_tools, calls_not_list, not_a_number],
+    )
+    result, rows = export(str(path))
+    assert result.returncode == 0, result.stderr
+    assert [row["messages"][1]["content"] for row in rows] == ["start 0"]
+    for shown in (
+        "episode 1: turn 2 call 1 arguments are not JSON",
+        "episode 2: turn 1 call 2 name is 5, not a string",
+        "episode 3: turn 1 result 1 content is None, not a string",
+        "episode 4: tools is 'move', not a list",
+        "episode 5: turn 1 tool_calls is {'id': 'x'}, not a list",
+    ):
+        assert shown in result.stderr
+    assert "episode 6: turn 1 call 1 arguments are not JSON" in result.stderr
+    assert "skipped 6: 4 not a conversation, 2 with tool arguments that are not a JSON object" in (
+        result.stderr
     )

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import SCRIPT, clean_environ, run
+from tool_records import tool_record, write_records
 
 
 def record(index: int, prompt: str, turns: int = 1, **extra: object) -> dict[str, object]:
@@ -153,3 +154,70 @@ def test_list_shows_each_episode_as_it_is_read(tmp_path: Path) -> None:
         process.kill()
     assert process.returncode == 0, err
     assert b"second" in seen + out
+
+
+def test_a_tool_episode_shows_its_tools_calls_and_results(tmp_path: Path) -> None:
+    path = write_records(tmp_path / "t.jsonl", [tool_record(0)])
+    result = run("replay", str(path))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    # the tools offered, once, after the system prompt
+    assert re.search(r"tools \(2\)", out)
+    assert re.search(r"move: Move one square\.\n\s+parameters: \{type:\"object\"", out)
+    assert "look: See the board." in out
+    # each call, under the reply that made it, with its arguments as the model wrote them
+    assert re.search(
+        r"I look, then go down\.\ncall look \(call_1\)\ncall move \(call_2\) "
+        r'\{"direction": "down"\}\n',
+        out,
+    )
+    assert re.search(r"\(empty\)\ncall move \(call_3\) \{\"direction\":\"right\"\}", out)
+    # each result, titled with its tool and call, before the next observation
+    assert re.search(r"tool move \(call_2\)[─ ]*\nmoved down\n", out)
+    assert re.search(r"tool look \(call_1\)[─ ]*\nS\.\n\.G\n", out)
+    assert "moved right: goal" in out and "You reached the goal." in out
+    # an empty observation after results is no message the model saw: not shown
+    assert out.count("\nuser ─") == 2
+
+
+def test_huge_tool_calls_and_results_stay_bounded(tmp_path: Path) -> None:
+    rec = tool_record(0)
+    turn = rec["turns"][0]
+    turn["tool_calls"][1]["arguments"] = '{"direction": "' + "d" * 100_000 + '"}'
+    turn["tool_calls"][0]["name"] = "n" * 5000
+    turn["tool_results"][1]["content"] = "r" * 100_000
+    rec["tools"][0]["function"]["description"] = "x" * 100_000
+    rec["turns"][1]["tool_calls"] = [
+        {"id": str(k), "name": "move", "arguments": ""} for k in range(500)
+    ]
+    path = write_records(tmp_path / "t.jsonl", [rec])
+    result = run("replay", str(path))
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout) < 60_000
+    assert re.search(r'"direction": "d+…', result.stdout)
+    assert re.search(r"r+… \(100,000 characters in all\)", result.stdout)
+    assert re.search(r"… 4\d\d more calls", result.stdout)
+
+
+def test_odd_tool_fields_in_a_record_are_shown_not_fatal(tmp_path: Path) -> None:
+    rec = tool_record(0)
+    rec["tools"] = "move"
+    rec["turns"][0]["tool_calls"] = [7, {"name": None}]
+    rec["turns"][0]["tool_results"] = {"content": "x"}
+    result = run("replay", str(write_records(tmp_path / "t.jsonl", [rec])))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "call 7" in result.stdout
+
+
+def test_a_tool_episode_never_shows_an_empty_observation(tmp_path: Path) -> None:
+    # evaluation sends a tool env's observation only when it has text, with or without results
+    rec = tool_record(0)
+    rec["turns"][0].update(tool_calls=[], tool_results=[])
+    text = record(1, "P")
+    text["turns"][0]["observation"] = ""  # type: ignore[index]
+    result = run("replay", str(write_records(tmp_path / "t.jsonl", [rec, text])))
+    assert result.returncode == 0, result.stderr
+    tools_part, text_part = result.stdout.split("episode 1:")
+    assert tools_part.count("\nuser ─") == 2
+    assert "(empty)" in text_part  # a text episode shows it, as before

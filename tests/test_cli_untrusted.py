@@ -226,3 +226,55 @@ def test_error_messages_show_the_data_they_quote_escaped(tmp_path: Path) -> None
     err = result.stderr.decode("utf-8")
     assert_nothing_hidden(err)
     assert r"bad\x1b]0;pwned\x07.jsonl holds no episodes" in err
+
+
+def hostile_tool_record(index: int = 0) -> dict[str, object]:
+    """A tool episode whose tool names, ids, arguments, results and schemas attack."""
+    record = hostile_record(index)
+    record["tools"] = [
+        {
+            "type": "function",
+            "function": {
+                "name": "tool" + REPLY,
+                "description": "describes" + REPLY + INJECTION,
+                "parameters": {"type": "object", "properties": {"x" + REPLY: {}}},
+            },
+        }
+    ]
+    record["turns"][0]["tool_calls"] = [
+        {"id": "id" + INJECTION, "name": "name" + REPLY, "arguments": "args" + REPLY + "\ud800"},
+    ]
+    record["turns"][0]["tool_results"] = [
+        {"tool_call_id": "id" + INJECTION, "name": INJECTION, "content": "result" + REPLY},
+    ]
+    return record
+
+
+def test_replay_shows_hostile_tool_calls_escaped(tmp_path: Path) -> None:
+    path = write_records(tmp_path / "t.jsonl", [hostile_tool_record()])
+    result = run_bytes("replay", str(path))
+    assert result.returncode == 0, result.stderr.decode(errors="replace")
+    out = result.stdout.decode("utf-8")
+    assert_nothing_hidden(out)
+    assert "tool" + SHOWN in out  # the offered tool's name
+    assert "describes" + SHOWN + INJECTION in out
+    assert "name" + SHOWN in out and "args" + SHOWN + r"\ud800" in out  # the call
+    assert "result" + SHOWN in out  # the result
+    assert f"tool {INJECTION} (id{INJECTION})" in out
+
+
+def test_report_shows_hostile_tool_calls_as_text(tmp_path: Path) -> None:
+    path = write_records(tmp_path / "t.jsonl", [hostile_tool_record(0), hostile_record(1)])
+    out = tmp_path / "report.html"
+    result = run_bytes("report", str(path), "-o", str(out))
+    assert result.returncode == 0, result.stderr.decode(errors="replace")
+    html = out.read_bytes().decode("utf-8")
+    assert_nothing_hidden(html.replace("\n", ""))
+    parser = Tags()
+    parser.feed(html)
+    assert "img" not in parser.tags and parser.scripts == [PAGE_SCRIPT]
+    assert not {a for a in parser.attributes if a.startswith("on") or a == "src"}
+    text = "".join(parser.text)
+    assert "tool" + SHOWN in text and "describes" + SHOWN + INJECTION in text
+    assert "name" + SHOWN in text and "args" + SHOWN + r"\ud800" in text
+    assert "result" + SHOWN in text and "id" + INJECTION in text

@@ -24,6 +24,7 @@ from typing import ClassVar
 import pytest
 from cli_runner import run
 from test_cli_report import training_dir
+from tool_records import tool_record, write_records
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -219,3 +220,41 @@ def test_the_report_reads_on_a_phone(
     strip = browser.find_element(By.CSS_SELECTOR, "svg[aria-label^='run A: episodes by']")
     browser.execute_script("arguments[0].scrollIntoView()", strip)
     browser.save_screenshot(str(screenshots(tmp_path) / "report-phone-distributions.png"))
+
+
+def test_a_tool_episode_shows_its_calls_and_results_as_text(browser, tmp_path: Path) -> None:
+    record = tool_record(0)
+    record["turns"][0]["tool_calls"][1]["arguments"] = INJECTION
+    record["turns"][0]["tool_results"][1]["content"] = INJECTION + "\x1b[2J"
+    record["tools"][0]["function"]["description"] = INJECTION
+    page = tmp_path / "report.html"
+    result = run("report", str(write_records(tmp_path / "t.jsonl", [record])), "-o", str(page))
+    assert result.returncode == 0, result.stderr
+    browser.get(page.as_uri())
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    episode = shown(browser)[0]
+    episode.find_element(By.TAG_NAME, "summary").click()
+    tools = episode.find_element(By.CSS_SELECTOR, ".tools").text
+    assert f"move: {INJECTION}" in tools and "look: See the board." in tools
+    calls = [e.text for e in episode.find_elements(By.CSS_SELECTOR, ".call")]
+    assert calls == [
+        "call look (call_1)", f"call move (call_2) {INJECTION}",
+        'call move (call_3) {"direction":"right"}',
+    ]  # fmt: skip
+    texts = [e.text for e in episode.find_elements(By.CSS_SELECTOR, "h4")]
+    assert texts == [
+        "system",
+        "tools (2)",
+        "user",
+        "turn 1: assistant",
+        "tool look (call_1)",
+        "tool move (call_2)",
+        "turn 2: assistant",
+        "tool move (call_3)",
+        "user",
+    ]  # fmt: skip  (turn 1's empty observation after its results was no message)
+    pres = [e.text for e in episode.find_elements(By.CSS_SELECTOR, "pre")]
+    assert INJECTION + "\\x1b[2J" in pres
+    assert browser.find_elements(By.CSS_SELECTOR, "#episodes img") == []
+    browser.execute_script("arguments[0].scrollIntoView()", episode)
+    browser.save_screenshot(str(screenshots(tmp_path) / "report-tool-episode.png"))

@@ -22,12 +22,14 @@ from typing import Any
 
 from ..evaluation.training import training_place
 from . import visible
-from .transcript import plural
+from .transcript import ARGUMENTS_SHOWN, CALLS_SHOWN, TOOLS_SHOWN, listed, plural
 
 TEXT_SHOWN = 4000
 """Characters of one reply, observation or prompt written into the page."""
 INFO_SHOWN = 600
 """Characters of a turn's info written into the page."""
+_NAME_SHOWN = 80
+_DESCRIPTION_SHOWN = 300
 
 SCRIPT = """
 (function () {
@@ -136,7 +138,66 @@ def _where(record: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _turn(turn: Mapping[str, Any]) -> str:
+def _tools(tools: Any) -> str:
+    """The tools an episode offered: `name: description`, then their parameters, bounded."""
+    if tools is None:
+        return ""
+    offered = listed(tools)
+    lines = []
+    for tool in offered[:TOOLS_SHOWN]:
+        function = tool.get("function") if isinstance(tool, Mapping) else None
+        if not isinstance(function, Mapping):
+            lines.append(escape(tool, _DESCRIPTION_SHOWN))
+            continue
+        line = f"<b>{escape(function.get('name'), _NAME_SHOWN)}</b>"
+        if function.get("description"):
+            line += f": {escape(function['description'], _DESCRIPTION_SHOWN)}"
+        if function.get("parameters"):
+            line += f"<br>parameters: {escape(function['parameters'], _DESCRIPTION_SHOWN)}"
+        lines.append(line)
+    if len(offered) > TOOLS_SHOWN:
+        lines.append(f"… {len(offered) - TOOLS_SHOWN:,} more tools")
+    return f'<h4>tools ({len(offered):,})</h4><p class="tools">{"<br>".join(lines)}</p>'
+
+
+def _calls(calls: Any) -> str:
+    """A reply's calls, one line each: `call NAME (ID) ARGUMENTS`, bounded."""
+    made = listed(calls)
+    lines = []
+    for call in made[:CALLS_SHOWN]:
+        if not isinstance(call, Mapping):
+            lines.append(f'<p class="call">call {escape(call, ARGUMENTS_SHOWN)}</p>')
+            continue
+        arguments = call.get("arguments")
+        shown = "" if arguments in ("", None) else f" {escape(arguments, ARGUMENTS_SHOWN)}"
+        lines.append(
+            f'<p class="call">call <b>{escape(call.get("name"), _NAME_SHOWN)}</b> '
+            f"({escape(call.get('id'), _NAME_SHOWN)}){shown}</p>"
+        )
+    if len(made) > CALLS_SHOWN:
+        lines.append(f'<p class="note">… {len(made) - CALLS_SHOWN:,} more calls</p>')
+    return "".join(lines)
+
+
+def _results(results: Any) -> str:
+    """Each tool result under a `tool NAME (ID)` heading, as a chat text."""
+    given = listed(results)
+    parts = []
+    for result in given[:CALLS_SHOWN]:
+        if not isinstance(result, Mapping):
+            parts.append(f"<h4>tool</h4>{block(visible.brief(result, TEXT_SHOWN))}")
+            continue
+        parts.append(
+            f"<h4>tool {escape(result.get('name'), _NAME_SHOWN)} "
+            f"({escape(result.get('tool_call_id'), _NAME_SHOWN)})</h4>"
+            f"{block(result.get('content'))}"
+        )
+    if len(given) > CALLS_SHOWN:
+        parts.append(f'<p class="note">… {len(given) - CALLS_SHOWN:,} more results</p>')
+    return "".join(parts)
+
+
+def _turn(turn: Mapping[str, Any], with_tools: bool) -> str:
     valid = turn.get("valid_action")
     verdict = {True: "valid", False: '<span class="bad">invalid</span>'}.get(valid, "")
     facts = [
@@ -149,11 +210,15 @@ def _turn(turn: Mapping[str, Any]) -> str:
     info_line = (
         f'<p class="info">info {escape(info, INFO_SHOWN)}</p>' if info not in (None, {}) else ""
     )
+    results = turn.get("tool_results")
+    observation = turn.get("observation")
+    # in a tool episode an empty observation is no message: the model saw none
+    user = "" if with_tools and observation == "" else f"<h4>user</h4>{block(observation)}"
     return (
         f'<div class="turn"><h4>turn {escape(turn.get("turn"), 20)}: assistant</h4>'
-        f"{block(turn.get('reply'))}"
+        f"{block(turn.get('reply'))}{_calls(turn.get('tool_calls'))}"
         f'<p class="facts">{" · ".join(fact for fact in facts if fact)}</p>{info_line}'
-        f"<h4>user</h4>{block(turn.get('observation'))}</div>"
+        f"{_results(results)}{user}</div>"
     )
 
 
@@ -178,8 +243,13 @@ def episode(label: str, record: Mapping[str, Any], id: str) -> str:
         f"<summary>{headline}</summary>",
         f'<p class="error">error: {escape(error, 2000)}</p>' if error else "",
         f"<h4>system</h4>{block(record.get('system_prompt'))}",
+        _tools(record.get("tools")),
         f"<h4>user</h4>{block(record.get('observation'))}",
-        "".join(_turn(turn) for turn in turns if isinstance(turn, Mapping)),
+        "".join(
+            _turn(turn, record.get("tools") is not None)
+            for turn in turns
+            if isinstance(turn, Mapping)
+        ),
         "</details>",
     ]
     return "".join(parts)

@@ -51,6 +51,9 @@ def export(
     row per episode, the system prompt, observations and replies exactly as the model was
     shown them, ending with its last reply.
 
+    A tool episode becomes a row of ms-swift's agent format: {"tools": "[...]", "messages":
+    [...]} with tool_call and tool_response messages (train with --agent_template).
+
     Failed episodes (status error) and episodes never played are never exported. Says on
     stderr how many rows were written and how many episodes were skipped, and why.
 

@@ -7,6 +7,10 @@ and recall earlier replies, so they are never sent as replies); Ctrl-D and Ctrl-
 session at once with its summary, Ctrl-C with exit code 130. Input may be piped, so a scripted
 game is a file of replies; piped replies are echoed, escaped. Without a seed (`--seed` or
 `--set seed=`) the command draws one and prints it first, so the game can be played again.
+
+An env that offers tools shows them first; a line `/call NAME ARGUMENTS` then makes a tool call
+(`call_lines`), sent as the assistant message with `tool_calls`, and each result is shown and
+sent back as a `tool` message, as evaluation does.
 """
 
 from __future__ import annotations
@@ -15,19 +19,24 @@ import asyncio
 import random
 import re
 import sys
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.text import Text
 
 from ..evaluation.episodes import parsed_action
+from ..replies import tool_calls
+from ..steps import as_step_result
+from ..tools import ToolResult, offered_tools
 from . import visible
+from .call_lines import CallLineError, typed_reply
 from .console import stdout
 from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS
 from .options import parse_overrides, set_option
-from .transcript import plural, section, step_note
+from .transcript import call_lines, plural, result_sections, section, step_note, tools_section
 
 if TYPE_CHECKING:
     from ..env import Env, Message
@@ -63,6 +72,10 @@ def play(name: str, overrides: tuple[str, ...], seed: int | None, max_turns: int
     Your lines are sent as they are, so answer in the format the system prompt asks for
     (FrozenLake: <action>up</action>). Arrow keys edit the line and recall earlier replies.
     Ctrl-D ends the session, Ctrl-C too (exit code 130), each with a summary.
+
+    An env that offers tools lists them first; then a line /call NAME ARGUMENTS calls one,
+    e.g. /call move {"direction": "up"} (arguments sent exactly as typed); //call sends the
+    text /call.
     """
     from ..registry import default_registry
 
@@ -113,25 +126,53 @@ def _play(
 ) -> None:
     """The session's turns, updating `session` as they go (so Ctrl-C finds it current)."""
     observation, _info, system_prompt = _run(loop, env.reset(), session)
+    tools = _guarded(lambda: list(offered_tools(env)), session)
     if system_prompt:
         section("system", system_prompt)
+    if tools:
+        tools_section(tools)
     section("user", observation)
     messages: list[Message] = (
         [{"role": "system", "content": system_prompt}] if system_prompt else []
     )
     messages.append({"role": "user", "content": observation})
     echo = not sys.stdin.isatty()
-    for reply in read_replies():
-        if echo:
+    calls_made = 0
+    for line in read_replies():
+        try:
+            reply = typed_reply(line, f"call_{calls_made + 1}") if tools else line
+        except CallLineError as error:
+            stdout().print(Text.assemble(("error: ", "bold red"), visible.rich(str(error))))
+            continue
+        message = reply if isinstance(reply, dict) else {"role": "assistant", "content": reply}
+        calls = tool_calls([message])
+        calls_made += len(calls)
+        if echo and calls:
+            call_lines([{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls])
+        elif echo:
             section("assistant", reply)
-        messages.append({"role": "assistant", "content": reply})
-        observation, reward, done, info = _run(loop, env.step(messages), session)
-        messages.append({"role": "user", "content": observation})
+        messages.append(message)
+        stepped = _run(loop, env.step(messages), session)
+        results: tuple[ToolResult, ...] = ()
+        if tools:  # checked: one result per call, tied to it
+            step = _guarded(partial(as_step_result, stepped, calls), session)
+            observation, reward, done, info = step.observation, step.reward, step.done, step.info
+            results = tuple(step.tool_results)
+        else:
+            observation, reward, done, info = stepped
+        messages += [
+            {"role": "tool", "tool_call_id": r.tool_call_id, "name": r.name, "content": r.content}
+            for r in results
+        ]
+        if observation or not tools:  # with tools, an empty observation is no message
+            messages.append({"role": "user", "content": observation})
         session.turns += 1
         session.total += reward
         session.status = info.get("status", "done" if done else None)
         step_note(reward, done, parsed_action(info), info)
-        section("user", observation)
+        result_sections([vars(r) for r in results])
+        if observation or not tools:
+            section("user", observation)
         if done:
             session.ending = "done"
             return
@@ -142,8 +183,14 @@ def _play(
 
 def _run(loop: asyncio.AbstractEventLoop, step: Coroutine[Any, Any, T], session: Session) -> T:
     """Run one of the env's coroutines; an env that raises ends the session, saying why."""
+    return _guarded(lambda: loop.run_until_complete(step), session)
+
+
+def _guarded(work: Callable[[], T], session: Session) -> T:
+    """`work()`; an env that raises (or breaks the tool contract) ends the session, saying
+    why."""
     try:
-        return loop.run_until_complete(step)
+        return work()
     except Exception as error:
         session.ending = "env error"
         reason = visible.brief(f"{type(error).__name__}: {error}", 2000)

@@ -28,7 +28,16 @@ from .console import cells, stdout
 from .errors import CommandError, NothingFoundError
 from .streamed_table import StreamedTable
 from .trajectories import read_trajectories, trajectory_files
-from .transcript import note, number, plural, section, step_note
+from .transcript import (
+    call_lines,
+    note,
+    number,
+    plural,
+    result_sections,
+    section,
+    step_note,
+    tools_section,
+)
 
 _NAMES_SHOWN = 5
 """Envs named in the error when `--env` matches none."""
@@ -95,19 +104,25 @@ class EpisodeView:
                 self._last_prompt = (prompt, record.get("index"), file)
         else:
             self._last_prompt = None
+        if record.get("tools") is not None:
+            tools_section(record["tools"])
         if record.get("observation") is not None:
             section("user", record["observation"])
         for turn in record["turns"]:
             turn = turn if isinstance(turn, dict) else {"reply": turn}
             info = turn.get("info")
             section(f"assistant (turn {visible.brief(turn.get('turn'))})", turn.get("reply"))
+            call_lines(turn.get("tool_calls"))
             step_note(
                 turn.get("reward"),
                 turn.get("done"),
                 turn.get("action"),
                 info if isinstance(info, dict) else {} if info is None else {"info": info},
             )
-            section("user", turn.get("observation"))
+            result_sections(turn.get("tool_results"))
+            if turn.get("observation") != "" or record.get("tools") is None:
+                # in a tool episode an empty observation is no message: the model saw none
+                section("user", turn.get("observation"))
 
 
 @dataclass(frozen=True)

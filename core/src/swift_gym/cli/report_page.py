@@ -88,7 +88,7 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; paddi
   margin: 0.2em 0; }
 h4 { margin: 0.6em 0 0.1em; font-size: 0.9em; color: #555; }
 .turn { border-left: 3px solid #4e79a7; padding-left: 0.6em; margin: 0.6em 0; }
-.facts, .info { font-size: 0.85em; margin: 0.2em 0; font-family: monospace; }
+.facts, .info, .call, .tools { font-size: 0.85em; margin: 0.2em 0; font-family: monospace; }
 .bad, .error { color: #b00; }
 """
 

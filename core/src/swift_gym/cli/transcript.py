@@ -76,3 +76,85 @@ def info_pairs(items: Iterable[tuple[Any, Any]]) -> str:
     if left:
         pairs.append(f"… {plural(left, 'more key')}")
     return "  " + "  ".join(pairs) if pairs else ""
+
+
+TOOLS_SHOWN = 40
+"""Tools an offer shows at most, before `… N more tools`."""
+CALLS_SHOWN = 20
+"""Calls (and results) of one turn shown at most, before `… N more calls`."""
+ARGUMENTS_SHOWN = 1000
+"""Characters of a call's arguments shown at most."""
+RESULT_SHOWN = 4000
+"""Characters of a tool result shown at most, then how long it was."""
+_NAME_SHOWN = 80
+_DESCRIPTION_SHOWN = 300
+
+
+def listed(value: Any) -> list[Any]:
+    """A record's list as it is; a value that should have been one, as a list of itself."""
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def _more(count: int, noun: str) -> str:
+    return f"… {plural(count, noun)}" if count > 0 else ""
+
+
+def tools_section(tools: Any) -> None:
+    """The tools offered: per tool `name: description`, then its parameters, all bounded."""
+    offered = listed(tools)
+    lines = []
+    for tool in offered[:TOOLS_SHOWN]:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict):
+            lines.append(visible.brief(tool, _DESCRIPTION_SHOWN))
+            continue
+        line = visible.brief(function.get("name"), _NAME_SHOWN)
+        if function.get("description"):
+            line += f": {visible.brief(function['description'], _DESCRIPTION_SHOWN)}"
+        if function.get("parameters"):
+            line += f"\n  parameters: {visible.brief(function['parameters'], _DESCRIPTION_SHOWN)}"
+        lines.append(line)
+    lines.append(_more(len(offered) - TOOLS_SHOWN, "more tool"))
+    section(f"tools ({len(offered)})", "\n".join(line for line in lines if line))
+
+
+def call_lines(calls: Any) -> None:
+    """One line per call of a reply: `call NAME (ID) ARGUMENTS`, arguments as the model wrote
+    them, bounded."""
+    made = listed(calls)
+    out = stdout()
+    for call in made[:CALLS_SHOWN]:
+        if not isinstance(call, dict):
+            out.print(visible.rich(f"call {visible.brief(call, ARGUMENTS_SHOWN)}", "cyan"))
+            continue
+        text = (
+            f"call {visible.brief(call.get('name'), _NAME_SHOWN)} "
+            f"({visible.brief(call.get('id'), _NAME_SHOWN)})"
+        )
+        arguments = call.get("arguments")
+        if arguments not in ("", None):
+            text += f" {visible.brief(arguments, ARGUMENTS_SHOWN)}"
+        out.print(visible.rich(text, "cyan"), soft_wrap=not out.is_terminal)
+    if len(made) > CALLS_SHOWN:
+        note(_more(len(made) - CALLS_SHOWN, "more call"))
+
+
+def result_sections(results: Any) -> None:
+    """Each tool result under a `tool NAME (ID)` rule, its content escaped and bounded."""
+    given = listed(results)
+    for result in given[:CALLS_SHOWN]:
+        if not isinstance(result, dict):
+            section("tool", visible.brief(result, RESULT_SHOWN))
+            continue
+        title = (
+            f"tool {visible.brief(result.get('name'), _NAME_SHOWN)} "
+            f"({visible.brief(result.get('tool_call_id'), _NAME_SHOWN)})"
+        )
+        content = result.get("content")
+        if isinstance(content, str) and len(content) > RESULT_SHOWN:
+            content = f"{content[:RESULT_SHOWN]}… ({len(content):,} characters in all)"
+        section(title, content)
+    if len(given) > CALLS_SHOWN:
+        note(_more(len(given) - CALLS_SHOWN, "more result"))

@@ -11,6 +11,14 @@ is a training target (`swift sft`'s default loss_scale trains on every assistant
 
 A row holds `messages` only: ms-swift renames some extra columns (a `system_prompt` column would
 become the system message), so provenance stays in the trajectory file.
+
+A tool episode (its record keeps the `tools` the env offered) becomes a row of ms-swift's agent
+format, as `swift sft --agent_template ...` reads it: `tools` (the schemas as a JSON string) and
+`messages` in which a turn is its reply text as assistant (left out when empty and the model
+made calls), one `tool_call` message per call (`{"name": ..., "arguments": {...}}` as JSON), then,
+unless it was the last turn, one `tool_response` message per result and the observation as user
+when it is not empty (the results may say it all). A call whose arguments are not a JSON object
+cannot be written in that format: its episode is skipped and named.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import short_repr
+from ..tools import ToolCall
 from .records import NOT_PLAYED
 
 FAILED = "error"
@@ -31,6 +40,7 @@ NEVER_EXPORTED = {FAILED: "failed", NOT_PLAYED: "not played"}
 """Statuses that are no episode to learn from, and how a summary names them."""
 NOT_A_CONVERSATION = "not a conversation"
 LONE_SURROGATE = "with a lone surrogate"
+BAD_ARGUMENTS = "with tool arguments that are not a JSON object"
 _LINE_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 """Characters JSON may hold raw that `str.splitlines` reads as line ends."""
 
@@ -75,20 +85,87 @@ def conversation(record: dict[str, Any]) -> list[Message]:
     turns = record.get("turns")
     if not isinstance(turns, list) or not turns:
         raise NotAConversation("no turns: the model said nothing")
+    with_tools = record.get("tools") is not None
     for number, turn in enumerate(turns, 1):
         if not isinstance(turn, dict):
             raise NotAConversation(f"turn {number} is {short_repr(turn, 60)}, not an object")
         reply = _text(turn.get("reply"), f"turn {number} reply")
-        messages.append({"role": "assistant", "content": reply})
+        calls = _tool_calls(turn, number)
+        if reply or not calls:
+            messages.append({"role": "assistant", "content": reply})
+        messages.extend(calls)
         if number < len(turns):
+            results = _tool_responses(turn, number)
+            messages.extend(results)
             observation = _text(turn.get("observation"), f"turn {number} observation")
-            messages.append({"role": "user", "content": observation})
+            if observation or not with_tools:
+                messages.append({"role": "user", "content": observation})
     return messages
 
 
+def _turn_list(turn: dict[str, Any], key: str, number: int) -> list[Any]:
+    value = turn.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise NotAConversation(f"turn {number} {key} is {short_repr(value, 60)}, not a list")
+    return value
+
+
+def _fields(item: Any, keys: tuple[str, ...], where: str) -> list[str]:
+    if not isinstance(item, dict):
+        raise NotAConversation(f"{where} is {short_repr(item, 60)}, not an object")
+    return [_text(item.get(key), f"{where} {key}") for key in keys]
+
+
+def _tool_calls(turn: dict[str, Any], number: int) -> list[Message]:
+    """The turn's calls as ms-swift `tool_call` messages."""
+    messages = []
+    for index, item in enumerate(_turn_list(turn, "tool_calls", number), 1):
+        where = f"turn {number} call {index}"
+        name, arguments = _fields(item, ("name", "arguments"), where)
+        try:
+            parsed = ToolCall("", name, arguments).parsed_arguments()
+            # strict JSON (no NaN), which swift sft's reader loads
+            content = json.dumps(
+                {"name": name, "arguments": parsed}, ensure_ascii=False, allow_nan=False
+            )
+        except (ValueError, RecursionError):
+            parsed = None
+        if not isinstance(parsed, dict):
+            raise NotAConversation(
+                f"{where} arguments are not JSON of an object ({short_repr(arguments, 60)}): "
+                "ms-swift's agent format cannot hold them",
+                BAD_ARGUMENTS,
+            )
+        messages.append({"role": "tool_call", "content": _text(content, f"{where} arguments")})
+    return messages
+
+
+def _tool_responses(turn: dict[str, Any], number: int) -> list[Message]:
+    """The turn's results as ms-swift `tool_response` messages."""
+    messages = []
+    for index, item in enumerate(_turn_list(turn, "tool_results", number), 1):
+        (content,) = _fields(item, ("content",), f"turn {number} result {index}")
+        messages.append({"role": "tool_response", "content": content})
+    return messages
+
+
+def _tools(record: dict[str, Any]) -> str:
+    """The record's `tools` as the JSON string an ms-swift agent row holds."""
+    tools = record["tools"]
+    if not isinstance(tools, list) or not all(isinstance(tool, dict) for tool in tools):
+        raise NotAConversation(f"tools is {short_repr(tools, 60)}, not a list of objects")
+    return _text(json.dumps(tools, ensure_ascii=False), "tools")
+
+
 def sft_row(record: dict[str, Any]) -> dict[str, Any]:
-    """One `swift sft` dataset row from `record`: `{"messages": [...]}`."""
-    return {"messages": conversation(record)}
+    """One `swift sft` dataset row from `record`: `{"messages": [...]}`, with `tools` first for
+    a tool episode (see the module docstring)."""
+    messages = conversation(record)
+    if record.get("tools") is None:
+        return {"messages": messages}
+    return {"tools": _tools(record), "messages": messages}
 
 
 def row_line(row: dict[str, Any]) -> str:
