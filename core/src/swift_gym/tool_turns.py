@@ -16,31 +16,45 @@ from .steps import StepResult
 from .tools import ToolCall, ToolResult
 
 
+def call_messages(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+    """The calls as OpenAI's `tool_calls` of an assistant message."""
+    return [
+        {
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": call.arguments},
+        }
+        for call in calls
+    ]
+
+
 def assistant_message(text: str, calls: Sequence[ToolCall]) -> dict[str, Any]:
     """The reply as the assistant message the env steps on: `{"role", "content"}`, and
     `tool_calls` when it made any."""
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
-        message["tool_calls"] = [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments},
-            }
-            for call in calls
-        ]
+        message["tool_calls"] = call_messages(calls)
     return message
+
+
+def in_call_order(results: Sequence[ToolResult], calls: Sequence[ToolCall]) -> list[ToolResult]:
+    """`results` in the order of the calls they answer."""
+    order = {call.id: index for index, call in enumerate(calls)}
+    return sorted(results, key=lambda r: order.get(r.tool_call_id, len(order)))
+
+
+def tool_messages(results: Sequence[ToolResult]) -> list[dict[str, Any]]:
+    """A `{"role": "tool"}` message per result, in the order given."""
+    return [
+        {"role": "tool", "tool_call_id": r.tool_call_id, "name": r.name, "content": r.content}
+        for r in results
+    ]
 
 
 def answer_messages(result: StepResult, calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
     """What the env's answer adds to the chat: a tool message per result, in the order of
     `calls`, then the observation as a user message if it has text."""
-    order = {call.id: index for index, call in enumerate(calls)}
-    results = sorted(result.tool_results, key=lambda r: order.get(r.tool_call_id, len(order)))
-    messages: list[dict[str, Any]] = [
-        {"role": "tool", "tool_call_id": r.tool_call_id, "name": r.name, "content": r.content}
-        for r in results
-    ]
+    messages = tool_messages(in_call_order(result.tool_results, calls))
     if result.observation:
         messages.append({"role": "user", "content": result.observation})
     return messages

@@ -30,6 +30,7 @@ from rich.text import Text
 from ..evaluation.episodes import parsed_action
 from ..replies import tool_calls
 from ..steps import as_step_result
+from ..tool_turns import call_record, tool_messages
 from ..tools import ToolResult, offered_tools
 from . import visible
 from .call_lines import CallLineError, typed_reply
@@ -148,7 +149,7 @@ def _play(
         calls = tool_calls([message])
         calls_made += len(calls)
         if echo and calls:
-            call_lines([{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls])
+            call_lines([call_record(call) for call in calls])
         elif echo:
             section("assistant", reply)
         messages.append(message)
@@ -160,10 +161,7 @@ def _play(
             results = tuple(step.tool_results)
         else:
             observation, reward, done, info = stepped
-        messages += [
-            {"role": "tool", "tool_call_id": r.tool_call_id, "name": r.name, "content": r.content}
-            for r in results
-        ]
+        messages += tool_messages(results)
         if observation or not tools:  # with tools, an empty observation is no message
             messages.append({"role": "user", "content": observation})
         session.turns += 1

@@ -27,6 +27,13 @@ from typing import Any
 
 from ..replies import tool_calls
 from ..steps import StepResult, as_step_result
+from ..tool_turns import (
+    call_messages,
+    call_record,
+    in_call_order,
+    result_record,
+    tool_messages,
+)
 from ..tools import ToolCall, ToolResult, offered_tools
 from .factories import drive
 from .trajectory_log import TrajectoryLog, calling_trainer, encoded_turn
@@ -96,38 +103,18 @@ def _checked_tool_step(result: Any, calls: list[ToolCall]) -> StepResult:
     return step
 
 
-def call_messages(calls: list[ToolCall]) -> list[dict[str, Any]]:
-    """The reply's calls as OpenAI `tool_calls` (what an env's `step` reads on the reply)."""
-    return [
-        {
-            "id": call.id,
-            "type": "function",
-            "function": {"name": call.name, "arguments": call.arguments},
-        }
-        for call in calls
-    ]
-
-
-def tool_messages(results: list[ToolResult], observation: str) -> list[dict[str, Any]]:
+def ms_swift_tool_messages(results: list[ToolResult], observation: str) -> list[dict[str, Any]]:
     """The step's answer as ms-swift tool messages, in call order.
 
     ms-swift's templates pair each query turn with an assistant turn, so a user message cannot
     follow tool messages: an observation the env also gave goes after a blank line at the end
     of the last tool message.
     """
-    messages = [
-        {"role": "tool", "tool_call_id": r.tool_call_id, "name": r.name, "content": r.content}
-        for r in results
-    ]
+    messages = tool_messages(results)
     if observation:
         last = messages[-1]
         last["content"] = f"{last['content']}\n\n{observation}" if last["content"] else observation
     return messages
-
-
-def in_call_order(results: Any, calls: list[ToolCall]) -> list[ToolResult]:
-    order = {call.id: index for index, call in enumerate(calls)}
-    return sorted(results, key=lambda result: order.get(result.tool_call_id, len(order)))
 
 
 def make_scheduler_class(base: type) -> type:
@@ -269,9 +256,9 @@ def make_scheduler_class(base: type) -> type:
             if tools:
                 self._pending_obs[uuid] = None if done or results else (observation or None)
                 if results and not done:
-                    self._pending_tools[uuid] = tool_messages(results, observation)
-                record["tool_calls"].append([_call_record(call) for call in calls])
-                record["tool_results"].append([_result_record(result) for result in results])
+                    self._pending_tools[uuid] = ms_swift_tool_messages(results, observation)
+                record["tool_calls"].append([call_record(call) for call in calls])
+                record["tool_results"].append([result_record(result) for result in results])
             else:
                 self._pending_obs[uuid] = None if done else observation
             info = jsonable(info)
@@ -361,14 +348,6 @@ def _new_record(env_name: Any) -> dict[str, Any]:
         "tool_calls": [],
         "tool_results": [],
     }
-
-
-def _call_record(call: ToolCall) -> dict[str, str]:
-    return {"id": call.id, "name": call.name, "arguments": call.arguments}
-
-
-def _result_record(result: ToolResult) -> dict[str, str]:
-    return {"tool_call_id": result.tool_call_id, "name": result.name, "content": result.content}
 
 
 async def _close_quietly(env: Any, timeout: float | None = None) -> None:
