@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .replies import tool_calls
+from .tool_turns import assistant_message
 from .tools import ToolCall, ToolResult, ToolSet
 
 NO_CALL = "the reply calls no tool"
@@ -146,10 +147,4 @@ class ChoiceTool:
 
 def message(content: str, calls: Sequence[tuple[str, str, str]]) -> dict[str, Any]:
     """An OpenAI-shaped assistant message with `calls` as (id, name, arguments)."""
-    reply: dict[str, Any] = {"role": "assistant", "content": content}
-    if calls:
-        reply["tool_calls"] = [
-            {"id": i, "type": "function", "function": {"name": n, "arguments": a}}
-            for i, n, a in calls
-        ]
-    return reply
+    return assistant_message(content, [ToolCall(*call) for call in calls])

@@ -16,6 +16,7 @@ import random
 import string
 from typing import Any
 
+from .tool_turns import call_messages
 from .tools import ToolCall, ToolResult, ToolSet
 
 TRIES = 20
@@ -45,7 +46,7 @@ def as_call(name: str, arguments: Any, call_id: str = "call_0") -> ToolCall:
 
 def call_message(call_id: str, name: str, arguments: str) -> dict[str, Any]:
     """One call as it goes in an assistant message's `tool_calls` (OpenAI's shape)."""
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    return call_messages([ToolCall(call_id, name, arguments)])[0]
 
 
 def valid_call(tools: ToolSet, rng: random.Random, call_id: str) -> dict[str, Any] | None:

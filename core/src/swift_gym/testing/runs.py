@@ -23,7 +23,7 @@ from typing import Any
 
 from ..env import Env, Message
 from ..steps import StepResult
-from ..tool_samples import TRIES, garbage_calls, garbage_kind, random_arguments
+from ..tool_samples import TRIES, call_message, garbage_calls, garbage_kind, random_arguments
 from ..tools import ToolSet, offered_tools
 from .episodes import Episode, Recorder, close_env, env_samples, first_difference
 from .options import CheckOptions
@@ -229,7 +229,9 @@ class ConfigCheck:
             for _ in range(2):
                 arguments = random_arguments(tools, name, rng)
                 if arguments is not None:
-                    calls.append(_call(name, json.dumps(arguments, ensure_ascii=False)))
+                    calls.append(
+                        call_message("call_0", name, json.dumps(arguments, ensure_ascii=False))
+                    )
         calls += garbage_calls(tools).values()
         return [{"role": "assistant", "content": "", "tool_calls": [call]} for call in calls]
 
@@ -252,7 +254,9 @@ class ConfigCheck:
                 )
                 continue
             text = json.dumps(arguments, ensure_ascii=False)
-            await self._call_once(config, f"valid_{name}", _call(name, text), must_fail=False)
+            await self._call_once(
+                config, f"valid_{name}", call_message("call_0", name, text), must_fail=False
+            )
         for kind, call in garbage_calls(tools).items():
             await self._call_once(config, kind, call, must_fail=True)
 
@@ -324,10 +328,6 @@ class ConfigCheck:
             await episode.advance(self.options.max_steps)
         for attempt in (1, 2):
             await close_env(env, attempt, lambda m: record(f"{m} (after an unfinished episode)"))
-
-
-def _call(name: str, arguments: str) -> dict[str, Any]:
-    return {"id": "call_0", "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
 def _quiet_build(env_class: type[Env], config: Mapping[str, Any]) -> Env | None:
