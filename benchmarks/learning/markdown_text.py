@@ -230,7 +230,9 @@ def what_varies(meta: dict) -> list[str]:
         "with `--full_determinism true` (transformers seeds everything and turns on torch's "
         "deterministic algorithms, which refuse an op that has none), evaluation with "
         "`torch.use_deterministic_algorithms(True)` and a seeded sampler, one episode at a "
-        "time.",
+        "time. Checked on 2026-12-02: two runs of `run.py --quick --only A --set "
+        "a_grpo_steps=8` on one machine, under different CPU load, wrote byte-identical GRPO "
+        "checkpoints and the same replies in every training episode.",
         "- *Still varies between seeds, by design:* the scratch weights, the order SFT reads "
         "its rows, and every token GRPO samples. The spread tables above are that variation: "
         "a stage's mean over seeds is the result; one seed's number is one draw.",

@@ -151,7 +151,9 @@ def test_the_policy_prompt_is_ms_swifts_qwen2_5_template(quick: Path) -> None:
     from transformers import AutoTokenizer
 
     model = quick / "work" / "seed-0" / "scratch-model"
-    record = json.loads((quick / "work" / "seed-0" / "B" / "B-oracle.jsonl").read_text().splitlines()[0])
+    record = json.loads(
+        (quick / "work" / "seed-0" / "B" / "B-oracle.jsonl").read_text().splitlines()[0]
+    )
     messages = [
         {"role": "system", "content": record["system_prompt"]},
         {"role": "user", "content": record["observation"]},
