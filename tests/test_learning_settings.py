@@ -32,7 +32,7 @@ def test_none_clears_an_optional_field_and_a_later_pair_wins() -> None:
 @pytest.mark.parametrize(
     ("pair", "says"),
     [
-        ("nope=1", "KEY one of model_size, eval_episodes"),
+        ("nope=1", "KEY one of model_size, seeds, eval_episodes"),
         ("a_lr", "expected KEY=VALUE"),
         ("a_grpo_steps=x", "a_grpo_steps takes int"),
         ("a_grpo_steps=none", "a_grpo_steps takes int"),  # not optional
@@ -84,6 +84,7 @@ def test_the_gpu_recipe_trains_as_the_pipeline_does(
     assert float(flag(grpo, "--temperature")) == settings.temperature
     assert flag(grpo, "--multi_turn_scheduler") == "swift_gym"
     assert float(flag(sft, "--num_train_epochs")) == sft_epochs
+    assert flag(grpo, "--seed") == flag(sft, "--seed") == "$SEED"  # one run per training seed
     row_sets = {rows[i + 1] for i, word in enumerate(rows) if word == "--set"}
     for key, value in run.training_rewards(settings).items():
         assert f"{key}={value}" in row_sets, (recipe, key)

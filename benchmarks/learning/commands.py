@@ -18,6 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+PINNED = {
+    "PYTHONHASHSEED": "0",
+    "MKL_CBWR": "AVX2",
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "ONEDNN_MAX_CPU_ISA": "AVX2",
+}
+"""What each command's numerics may not take from the machine: set orders, and which vector
+instructions torch's own kernels (ATen), MKL's BLAS and oneDNN use. By default each picks the
+widest the CPU has (AVX-512 on this one), and those sum in another order: one 10-step training
+probe of the model here ended with other weights under AVX-512 than under AVX2, at about the
+same speed. Pinned to AVX2, any x86-64 CPU of the last decade runs the same kernels. The thread
+count is pinned beside them (OMP_NUM_THREADS): threads split sums too."""
 
 
 @dataclass
@@ -44,6 +56,7 @@ class Commands:
             HF_DATASETS_OFFLINE="1",
             TOKENIZERS_PARALLELISM="false",
             TRL_EXPERIMENTAL_SILENCE="1",
+            **PINNED,
         )
         env.update(extra or {})
         return env

@@ -38,6 +38,7 @@ class LocalPolicy:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.torch = torch
+        torch.use_deterministic_algorithms(True)  # as the training commands (stages.CPU_ARGS)
         self.tokenizer = AutoTokenizer.from_pretrained(str(checkpoint))
         dtype = torch.float32 if device == "cpu" else torch.bfloat16
         self.model = AutoModelForCausalLM.from_pretrained(str(checkpoint), dtype=dtype)

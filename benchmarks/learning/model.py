@@ -125,4 +125,6 @@ def build_model(out: Path, size: str = "tiny", seed: int = 0) -> dict:
 if __name__ == "__main__":
     import sys
 
-    print(build_model(Path(sys.argv[1]), *sys.argv[2:]))
+    size = sys.argv[2] if len(sys.argv) > 2 else "tiny"
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    print(build_model(Path(sys.argv[1]), size, seed))

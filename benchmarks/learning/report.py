@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 STAGE_KEYS = (
-    "experiment", "stage", "episodes", "success_rate", "ci_low", "ci_high", "mean_reward",
+    "experiment", "stage", "seed", "episodes", "success_rate", "ci_low", "ci_high", "mean_reward",
     "train_steps", "wall_s",
 )  # fmt: skip
 
 
 def stage_object(
-    experiment: str, stage: str, summary: dict, greedy: dict | None, train_steps: int,
+    experiment: str, stage: str, seed: int, summary: dict, greedy: dict | None, train_steps: int,
     wall_s: float, **extra: Any,
 ) -> dict:  # fmt: skip
     """One learning.json object: the required keys first, then the rest of the summary."""
@@ -28,6 +28,7 @@ def stage_object(
     obj = {
         "experiment": experiment,
         "stage": stage,
+        "seed": seed,
         "episodes": summary["episodes"],
         "success_rate": summary["success_rate"],
         "ci_low": low,
@@ -88,16 +89,72 @@ def interval(obj: dict) -> str:
     return f"{obj['success_rate']:.3f} [{obj['ci_low']:.3f}, {obj['ci_high']:.3f}]"
 
 
+def by_seed(objs: list[dict]) -> dict[int, list[dict]]:
+    """An experiment's stage objects grouped by training seed, in seed order."""
+    seeds: dict[int, list[dict]] = {}
+    for o in sorted(objs, key=lambda o: o.get("seed", 0)):
+        seeds.setdefault(o.get("seed", 0), []).append(o)
+    return seeds
+
+
+def across_seeds(objs: list[dict]) -> list[dict]:
+    """Each stage's success rate and mean reward over the training seeds: mean, sample standard
+    deviation (None with one seed), lowest and highest, and each seed's value, in stage order."""
+    stages: dict[str, list[dict]] = {}
+    for o in objs:
+        stages.setdefault(o["stage"], []).append(o)
+    rows = []
+    for stage, runs in stages.items():
+        runs = sorted(runs, key=lambda o: o.get("seed", 0))
+        row: dict[str, Any] = {"stage": stage, "seeds": [o.get("seed", 0) for o in runs]}
+        for key in ("success_rate", "mean_reward"):
+            values = [o[key] for o in runs]
+            mean = sum(values) / len(values)
+            sd = (
+                math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+                if len(values) > 1
+                else None
+            )
+            row[key] = {"mean": mean, "sd": sd, "min": min(values), "max": max(values),
+                        "values": values}  # fmt: skip
+        rows.append(row)
+    return rows
+
+
+def spread_table(objs: list[dict]) -> list[str]:
+    """The across-seeds table: each stage's success rate over the training seeds."""
+    lines = [
+        "| stage | seeds | success: mean | sd | lowest | highest | each seed | "
+        "mean reward: mean | sd |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
+    ]
+    for row in across_seeds(objs):
+        s, r = row["success_rate"], row["mean_reward"]
+        each = ", ".join(f"{v:.3f}" for v in s["values"])
+        lines.append(
+            f"| {row['stage']} | {len(row['seeds'])} | {s['mean']:.3f} | {sd_text(s['sd'])} | "
+            f"{s['min']:.3f} | {s['max']:.3f} | {each} | {r['mean']:.3f} | "
+            f"{sd_text(r['sd'])} |"
+        )
+    return lines
+
+
+def sd_text(sd: float | None) -> str:
+    return "n/a" if sd is None else f"{sd:.3f}"
+
+
 def stage_table(objs: list[dict]) -> list[str]:
     lines = [
-        "| stage | train steps | stage wall s | eval episodes (seeds) | success [95% CI] | "
-        "mean reward [95% CI] | invalid actions | mean turns | greedy success |",
-        "| --- | ---: | ---: | --- | --- | --- | ---: | ---: | --- |",
+        "| stage | seed | train steps | stage wall s | eval episodes (seeds) | "
+        "success [95% CI] | mean reward [95% CI] | invalid actions | mean turns | "
+        "greedy success |",
+        "| --- | ---: | ---: | ---: | --- | --- | --- | ---: | ---: | --- |",
     ]
     for o in objs:
         greedy = interval(o["greedy"]) if o.get("greedy") else "-"
         lines.append(
-            f"| {o['stage']} | {o['train_steps']} | {o['wall_s']:.0f} | {o['episodes']} "
+            f"| {o['stage']} | {o.get('seed', 0)} | {o['train_steps']} | {o['wall_s']:.0f} | "
+            f"{o['episodes']} "
             f"({o['eval_seeds'][0]}..{o['eval_seeds'][1]}) | {interval(o)} | "
             f"{o['mean_reward']:.3f} [{o['mean_reward_ci_low']:.3f}, "
             f"{o['mean_reward_ci_high']:.3f}] | {pct(o['invalid_action_rate'])} | "
@@ -106,15 +163,25 @@ def stage_table(objs: list[dict]) -> list[str]:
     return lines
 
 
-def curve_table(curve: list[dict]) -> list[str]:
+def curve_table(curves: dict[int, list[dict]]) -> list[str]:
+    """Training success by step, one column per seed (its Wilson 95% interval) and their mean;
+    the step bins are the first seed's (every seed trains the same steps)."""
+    seeds = sorted(curves)
     lines = [
-        "| training steps | episodes | success [95% CI] | mean reward |",
-        "| --- | ---: | --- | ---: |",
+        "| training steps | episodes | "
+        + " | ".join(f"seed {s}: success [95% CI]" for s in seeds)
+        + " | mean success | mean reward (mean of seeds) |",
+        "| --- | ---: |" + " --- |" * len(seeds) + " ---: | ---: |",
     ]
-    for p in curve:
+    for index, p in enumerate(curves[seeds[0]]):
+        points = [curves[s][index] for s in seeds if index < len(curves[s])]
+        cells = [interval(curves[s][index]) if index < len(curves[s]) else "-" for s in seeds]
+        success = sum(q["success_rate"] for q in points) / len(points)
+        reward = sum(q["mean_reward"] for q in points) / len(points)
         lines.append(
-            f"| {p['step_low']:.0f}-{p['step_high']:.0f} | {p['episodes']} | {interval(p)} | "
-            f"{p['mean_reward']:.3f} |"
+            f"| {p['step_low']:.0f}-{p['step_high']:.0f} | {p['episodes']} | "
+            + " | ".join(cells)
+            + f" | {success:.3f} | {reward:.3f} |"
         )
     return lines
 
@@ -133,11 +200,11 @@ def episode_lines(records_path: Path, count: int = 3) -> list[str]:
     return lines
 
 
-def curve_svg(series: dict[str, list[dict]], path: Path) -> None:
-    """A small SVG: training success rate against step, one line per experiment, with the
-    95% band."""
+def curve_svg(series: dict[str, list[list[dict]]], path: Path) -> None:
+    """A small SVG: training success rate against step, one colour per experiment and one line
+    per training seed, each with its 95% band."""
     width, height, left, bottom, top, right = 560, 260, 48, 36, 28, 12
-    steps = [p["step_high"] for pts in series.values() for p in pts] or [1]
+    steps = [p["step_high"] for runs in series.values() for pts in runs for p in pts] or [1]
     x_max = max(steps) or 1
     colours = ["#1f77b4", "#d62728", "#2ca02c"]
 
@@ -168,23 +235,34 @@ def curve_svg(series: dict[str, list[dict]], path: Path) -> None:
         f'<text x="{(left + width) / 2}" y="{height - 6}" text-anchor="middle">'
         "GRPO optimizer step</text>"
     )
-    for k, (name, pts) in enumerate(series.items()):
+    for k, (name, runs) in enumerate(series.items()):
+        colour = colours[k % len(colours)]
+        label = name if len(runs) == 1 else f"{name} ({len(runs)} seeds)"
+        parts.append(
+            f'<text x="{width - right - 4}" y="{top + 14 + 14 * k}" text-anchor="end" '
+            f'fill="{colour}">{html.escape(label)}</text>'
+        )
+        parts += seed_lines(runs, colour, x, y)
+    parts.append("</svg>")
+    path.write_text("\n".join(parts) + "\n")
+
+
+def seed_lines(runs: list[list[dict]], colour: str, x: Any, y: Any) -> list[str]:
+    """One experiment's curves in the SVG: a line and a 95% band for each seed."""
+    parts: list[str] = []
+    for pts in runs:
         if not pts:
             continue
-        colour = colours[k % len(colours)]
         mids = [((p["step_low"] + p["step_high"]) / 2, p) for p in pts]
         band = [f"{x(s):.1f},{y(p['ci_high']):.1f}" for s, p in mids] + [
             f"{x(s):.1f},{y(p['ci_low']):.1f}" for s, p in reversed(mids)
         ]
         line = " ".join(f"{x(s):.1f},{y(p['success_rate']):.1f}" for s, p in mids)
         parts += [
-            f'<polygon points="{" ".join(band)}" fill="{colour}" fill-opacity="0.15"/>',
-            f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>',
-            f'<text x="{width - right - 4}" y="{top + 14 + 14 * k}" text-anchor="end" '
-            f'fill="{colour}">{html.escape(name)}</text>',
+            f'<polygon points="{" ".join(band)}" fill="{colour}" fill-opacity="0.12"/>',
+            f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="1.5"/>',
         ]
-    parts.append("</svg>")
-    path.write_text("\n".join(parts) + "\n")
+    return parts
 
 
 def policy_by_position(trajectories: Path, last_share: float = 0.2) -> dict:

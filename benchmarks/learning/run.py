@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import report
 import stages
-from commands import Commands
+from commands import PINNED, Commands
 from model import build_model
 
 CLASSIC_MAP = "SFFF/FHFH/FFFH/HFFG"
@@ -47,6 +47,11 @@ class Settings:
     before these did is in LEARNING.md, "What it took" (markdown_text.what_it_took)."""
 
     model_size: str = "tiny"
+    seeds: int = 3
+    """Training seeds 0..seeds-1: each seed's run builds its own scratch model (weights drawn
+    with that seed) and passes it to every stage (`--seed`, the format episodes' draws). The
+    evaluation episodes and their sampling are the same for every seed, so the spread across
+    seeds is training's. Each goal is judged on every seed."""
     eval_episodes: int = 200
     max_turns: int = 10
     temperature: float = 1.0
@@ -79,7 +84,7 @@ class Settings:
 
 FULL = Settings()
 QUICK = Settings(
-    eval_episodes=10, a_format_episodes=16, a_grpo_steps=2, a_generations=4,
+    seeds=1, eval_episodes=10, a_format_episodes=16, a_grpo_steps=2, a_generations=4,
     b_train_seeds=16, b_grpo_steps=2, b_generations=4, b_prompts=1, sft_max_steps=2,
 )  # fmt: skip
 
@@ -113,29 +118,32 @@ def override(settings: Settings, pairs: list[str]) -> Settings:
     return replace(settings, **changes)
 
 
-def experiment_a(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[list, dict]:
+def experiment_a(
+    cmd: Commands, s: Settings, scratch: Path, w: Path, seed: int
+) -> tuple[list, dict]:
     fixed = {"map": CLASSIC_MAP}
-    cmd.run("A-format-episodes", [
+    cmd.run(f"A{seed}-format-episodes", [
         *cmd.script("format_episodes.py"), *stages.sets(fixed), "-n", str(s.a_format_episodes),
-        "--max-turns", str(s.max_turns), "-o", str(w / "A-format-episodes.jsonl"),
+        "--max-turns", str(s.max_turns), "--seed", str(seed),
+        "-o", str(w / "A-format-episodes.jsonl"),
     ])  # fmt: skip
-    cmd.run("A-format-export", [
+    cmd.run(f"A{seed}-format-export", [
         cmd.bin("swift-gym"), "export", str(w / "A-format-episodes.jsonl"),
         "-o", str(w / "A-format-sft.jsonl"),
     ])  # fmt: skip
     warm = stages.sft(
-        cmd, "A-format-sft", scratch, w / "A-format-sft.jsonl", w / "A-sft",
-        s.a_format_epochs, s.sft_lr, s.sft_batch, s.sft_max_steps,
+        cmd, f"A{seed}-format-sft", scratch, w / "A-format-sft.jsonl", w / "A-sft",
+        s.a_format_epochs, s.sft_lr, s.sft_batch, seed, s.sft_max_steps,
     )  # fmt: skip
-    cmd.run("A-grpo-dataset", [
+    cmd.run(f"A{seed}-grpo-dataset", [
         cmd.bin("swift-gym"), "dataset", "frozen_lake", "-n", "4096",
         *stages.sets({**fixed, **training_rewards(s)}),
         "-o", str(w / "A-grpo-rows.jsonl"),
     ])  # fmt: skip
     trained = stages.grpo(
-        cmd, "A-grpo", warm.checkpoint, w / "A-grpo-rows.jsonl", w / "A-grpo",
+        cmd, f"A{seed}-grpo", warm.checkpoint, w / "A-grpo-rows.jsonl", w / "A-grpo",
         w / "A-trajectories", s.a_grpo_steps, s.a_generations, s.a_prompts, s.a_lr, s.beta,
-        s.max_turns, s.temperature, s.iterations, s.scale_rewards,
+        s.max_turns, s.temperature, seed, s.iterations, s.scale_rewards,
     )  # fmt: skip
     objs, files = [], {}
     for name, t, steps in (
@@ -144,38 +152,40 @@ def experiment_a(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[li
     ):
         tag = "start" if name.startswith("format") else "grpo"
         sample, greedy, path = stages.evaluate(
-            cmd, f"A-eval-{tag}", t.checkpoint, fixed, s.eval_episodes, 0, s.temperature,
+            cmd, f"A{seed}-eval-{tag}", t.checkpoint, fixed, s.eval_episodes, 0, s.temperature,
             w / f"A-eval-{tag}",
         )  # fmt: skip
         extra = {"checkpoint_stage_steps": t.steps}
         if tag == "grpo":
             extra["curve"] = report.training_curve(w / "A-trajectories")
-        objs.append(report.stage_object("A", name, sample, greedy, steps, t.wall_s, **extra))
+        objs.append(report.stage_object("A", name, seed, sample, greedy, steps, t.wall_s, **extra))
         files[tag] = path
     return objs, files
 
 
-def experiment_b(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[list, dict]:
-    cmd.run("B-oracle-episodes", [
+def experiment_b(
+    cmd: Commands, s: Settings, scratch: Path, w: Path, seed: int
+) -> tuple[list, dict]:
+    cmd.run(f"B{seed}-oracle-episodes", [
         cmd.bin("swift-gym"), "eval", "frozen_lake", "--policy", "oracle",
         "-n", str(s.b_train_seeds), "--seed-start", "0", "-o", str(w / "B-oracle.jsonl"),
     ])  # fmt: skip
-    cmd.run("B-oracle-export", [
+    cmd.run(f"B{seed}-oracle-export", [
         cmd.bin("swift-gym"), "export", str(w / "B-oracle.jsonl"), "--status", "goal",
         "-o", str(w / "B-sft-rows.jsonl"),
     ])  # fmt: skip
     sft = stages.sft(
-        cmd, "B-sft", scratch, w / "B-sft-rows.jsonl", w / "B-sft", s.b_sft_epochs, s.sft_lr,
-        s.sft_batch, s.sft_max_steps,
+        cmd, f"B{seed}-sft", scratch, w / "B-sft-rows.jsonl", w / "B-sft", s.b_sft_epochs,
+        s.sft_lr, s.sft_batch, seed, s.sft_max_steps,
     )  # fmt: skip
-    cmd.run("B-grpo-dataset", [
+    cmd.run(f"B{seed}-grpo-dataset", [
         cmd.bin("swift-gym"), "dataset", "frozen_lake", "-n", str(s.b_train_seeds),
         "--seed-start", "0", *stages.sets(training_rewards(s)), "-o", str(w / "B-grpo-rows.jsonl"),
     ])  # fmt: skip
     trained = stages.grpo(
-        cmd, "B-grpo", sft.checkpoint, w / "B-grpo-rows.jsonl", w / "B-grpo",
+        cmd, f"B{seed}-grpo", sft.checkpoint, w / "B-grpo-rows.jsonl", w / "B-grpo",
         w / "B-trajectories", s.b_grpo_steps, s.b_generations, s.b_prompts, s.b_lr, s.beta,
-        s.max_turns, s.temperature, s.iterations, s.scale_rewards,
+        s.max_turns, s.temperature, seed, s.iterations, s.scale_rewards,
     )  # fmt: skip
     objs, files = [], {}
     for name, tag, checkpoint, steps, wall, extra in (
@@ -185,10 +195,10 @@ def experiment_b(cmd: Commands, s: Settings, scratch: Path, w: Path) -> tuple[li
          {"curve": report.training_curve(w / "B-trajectories")}),
     ):  # fmt: skip
         sample, greedy, path = stages.evaluate(
-            cmd, f"B-eval-{tag}", checkpoint, {}, s.eval_episodes, HELD_OUT_SEED,
+            cmd, f"B{seed}-eval-{tag}", checkpoint, {}, s.eval_episodes, HELD_OUT_SEED,
             s.temperature, w / f"B-eval-{tag}",
         )  # fmt: skip
-        objs.append(report.stage_object("B", name, sample, greedy, steps, wall, **extra))
+        objs.append(report.stage_object("B", name, seed, sample, greedy, steps, wall, **extra))
         files[tag] = path
     return objs, files
 
@@ -227,24 +237,23 @@ def main(argv: list[str] | None = None) -> int:
     cmd = Commands(work, args.threads)
     started = time.perf_counter()
     begun = datetime.now(timezone.utc)
-    scratch = work / "scratch-model"
-    model = build_model(scratch, settings.model_size)
-    cmd.log.append(
-        (
-            "build-model",
-            f"python benchmarks/learning/model.py $WORK/scratch-model {settings.model_size}",
-            round(time.perf_counter() - started, 1),
-        )
-    )
     objs: list[dict] = []
     files: dict[str, dict] = {}
+    scratch: dict[int, Path] = {}
+    model: dict = {}
     try:
         for name, experiment in (("A", experiment_a), ("B", experiment_b)):
-            if args.only in (None, name):
-                (work / name).mkdir(exist_ok=True)
-                part, paths = experiment(cmd, settings, scratch, work / name)
+            if args.only not in (None, name):
+                continue
+            files[name] = {}
+            for seed in range(settings.seeds):
+                if seed not in scratch:
+                    scratch[seed], model = scratch_model(cmd, work, settings.model_size, seed)
+                w = work / f"seed-{seed}" / name
+                w.mkdir(parents=True, exist_ok=True)
+                part, paths = experiment(cmd, settings, scratch[seed], w, seed)
                 objs += part
-                files[name] = {tag: str(path) for tag, path in paths.items()}
+                files[name][str(seed)] = {tag: str(path) for tag, path in paths.items()}
         meta = {
             "mode": "quick" if args.quick else "full",
             "started": begun.strftime("%Y-%m-%d %H:%M UTC"),
@@ -254,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
             "python": platform.python_version(),
             "model": model,
             "settings": settings.__dict__,
+            "pinned": PINNED,
         }
         state = {"objs": objs, "files": files, "log": cmd.log, "meta": meta}
         (work / "state.json").write_text(json.dumps(state, indent=1))
@@ -263,6 +273,17 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     print(json.dumps([{k: o[k] for k in report.STAGE_KEYS} for o in objs], indent=1))
     return 0
+
+
+def scratch_model(cmd: Commands, work: Path, size: str, seed: int) -> tuple[Path, dict]:
+    """Seed `seed`'s scratch model (its weights drawn with that seed; the tokenizer is the same
+    for every seed), logged as the command that builds it."""
+    started = time.perf_counter()
+    out = work / f"seed-{seed}" / "scratch-model"
+    model = build_model(out, size, seed)
+    shown = f"python benchmarks/learning/model.py $WORK/seed-{seed}/scratch-model {size} {seed}"
+    cmd.log.append((f"build-model-{seed}", shown, round(time.perf_counter() - started, 1)))
+    return out, model
 
 
 def render(work: Path, out: Path, cmd: Commands) -> None:
@@ -275,21 +296,27 @@ def render(work: Path, out: Path, cmd: Commands) -> None:
     objs, files, meta = state["objs"], state["files"], state["meta"]
     for o in objs:
         if o["experiment"] == "A" and "curve" in o:
-            o["policy_by_position"] = report.policy_by_position(work / "A" / "A-trajectories")
+            o["policy_by_position"] = report.policy_by_position(trajectories(work, "A", o["seed"]))
     (out / "learning.json").write_text(json.dumps(objs, indent=1) + "\n")
-    runs = [Path(path) for name in files for path in files[name].values()]
-    runs += [work / name / f"{name}-trajectories" for name in files]
+    runs = [Path(p) for name in files for seed in files[name] for p in files[name][seed].values()]
+    runs += [trajectories(work, name, int(seed)) for name in files for seed in files[name]]
     # relative to the work dir (the command's cwd), so the page names runs, not this machine
     cmd.run("report", [
         cmd.bin("swift-gym"), "report", *(os.path.relpath(p, work) for p in runs),
         "--episodes", "12",
         "-o", str(out / "learning-report.html"),
     ])  # fmt: skip
-    report.curve_svg(
-        {f"Experiment {o['experiment']}": o["curve"] for o in objs if "curve" in o},
-        out / "learning-curve.svg",
-    )
+    series: dict[str, list[list[dict]]] = {}
+    for o in objs:
+        if "curve" in o:
+            series.setdefault(f"Experiment {o['experiment']}", []).append(o["curve"])
+    report.curve_svg(series, out / "learning-curve.svg")
     (out / "LEARNING.md").write_text(learning_markdown(objs, files, cmd.log, meta))
+
+
+def trajectories(work: Path, experiment: str, seed: int) -> Path:
+    """Where a seed's GRPO stage wrote its training episodes (SWIFT_GYM_TRAJECTORIES)."""
+    return work / f"seed-{seed}" / experiment / f"{experiment}-trajectories"
 
 
 if __name__ == "__main__":

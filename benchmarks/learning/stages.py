@@ -12,9 +12,12 @@ from commands import Commands
 MODEL_ARGS = ["--model_type", "qwen2", "--template", "qwen2_5", "--check_model", "false"]
 CPU_ARGS = [
     "--tuner_type", "full", "--torch_dtype", "float32", "--report_to", "none",
-    "--dataloader_num_workers", "0", "--dataset_num_proc", "1", "--seed", "0",
-    "--logging_steps", "1", "--save_only_model", "true",
+    "--dataloader_num_workers", "0", "--dataset_num_proc", "1",
+    "--logging_steps", "1", "--save_only_model", "true", "--full_determinism", "true",
 ]  # fmt: skip
+"""`--full_determinism`: transformers' Trainer seeds everything and turns on torch's
+deterministic algorithms (`torch.use_deterministic_algorithms`), which refuses an op that has
+none rather than run a nondeterministic one."""
 
 
 @dataclass
@@ -47,16 +50,17 @@ def last_checkpoint(output_dir: Path) -> tuple[Path, Path, int]:
 
 def sft(
     cmd: Commands, stage: str, model: Path, dataset: Path, out: Path,
-    epochs: float, lr: float, batch: int, max_steps: int | None = None,
+    epochs: float, lr: float, batch: int, seed: int, max_steps: int | None = None,
 ) -> Trained:  # fmt: skip
-    """`swift sft` (full fine-tune) on `dataset`, saving once at the end."""
+    """`swift sft` (full fine-tune) on `dataset` with training seed `seed`, saving once at the
+    end."""
     steps_args = ["--max_steps", str(max_steps)] if max_steps else []
     command = [
         cmd.bin("swift"), "sft", "--model", str(model), *MODEL_ARGS, "--dataset", str(dataset),
         "--num_train_epochs", str(epochs), *steps_args, "--per_device_train_batch_size", str(batch),
         "--learning_rate", str(lr), "--lr_scheduler_type", "cosine", "--warmup_ratio", "0.05",
         "--split_dataset_ratio", "0", "--save_strategy", "epoch", "--save_total_limit", "1",
-        *CPU_ARGS, "--output_dir", str(out),
+        *CPU_ARGS, "--seed", str(seed), "--output_dir", str(out),
     ]  # fmt: skip
     if max_steps:
         command[command.index("epoch")] = "steps"
@@ -69,7 +73,7 @@ def sft(
 def grpo(
     cmd: Commands, stage: str, model: Path, dataset: Path, out: Path, trajectories: Path,
     steps: int, generations: int, prompts: int, lr: float, beta: float, max_turns: int,
-    temperature: float, iterations: int = 1, scale_rewards: str = "group",
+    temperature: float, seed: int, iterations: int = 1, scale_rewards: str = "group",
 ) -> Trained:  # fmt: skip
     """`swift rlhf --rlhf_type grpo --multi_turn_scheduler swift_gym` with the env's reward
     (`swift_gym_total`); the scheduler writes every training episode to `trajectories`.
@@ -103,7 +107,7 @@ def grpo(
         "--num_iterations", str(iterations), "--scale_rewards", scale_rewards,
         "--warmup_ratio", "0.05",
         "--save_strategy", "steps", "--save_steps", str(steps), *CPU_ARGS,
-        "--output_dir", str(out),
+        "--seed", str(seed), "--output_dir", str(out),
     ]  # fmt: skip
     seconds = cmd.run(stage, command, {"SWIFT_GYM_TRAJECTORIES": str(trajectories)})
     run_dir, checkpoint, done = last_checkpoint(out)

@@ -6,19 +6,20 @@
 set -euo pipefail
 MODEL=${MODEL:-Qwen/Qwen2.5-0.5B-Instruct}
 NPROC=${NPROC:-1}
-WORK=${WORK:-learning_gpu/A}
+SEED=${SEED:-0}  # the training seed: run SEED=0, 1 and 2, as the CPU pipeline does
+WORK=${WORK:-learning_gpu/seed-$SEED/A}
 MAP=SFFF/FHFH/FFFH/HFFG
 mkdir -p "$WORK"
 
 # format-only warm start: uniformly random valid actions, exported as a swift sft dataset
-python benchmarks/learning/format_episodes.py --set map=$MAP -n 400 --max-turns 10 \
+python benchmarks/learning/format_episodes.py --set map=$MAP -n 400 --max-turns 10 --seed $SEED \
     -o "$WORK/A-format-episodes.jsonl"
 swift-gym export "$WORK/A-format-episodes.jsonl" -o "$WORK/A-format-sft.jsonl"
 NPROC_PER_NODE=$NPROC swift sft --model "$MODEL" --dataset "$WORK/A-format-sft.jsonl" \
     --num_train_epochs 10 --per_device_train_batch_size 16 --learning_rate 1e-5 \
     --lr_scheduler_type cosine --warmup_ratio 0.05 --split_dataset_ratio 0 \
     --save_strategy epoch --save_total_limit 1 --tuner_type full --torch_dtype bfloat16 \
-    --report_to none --seed 0 --logging_steps 1 --save_only_model true \
+    --report_to none --seed $SEED --logging_steps 1 --save_only_model true \
     --output_dir "$WORK/A-sft"
 WARM=$(ls -dv "$WORK"/A-sft/v*/checkpoint-* | tail -1)
 
@@ -33,7 +34,7 @@ SWIFT_GYM_TRAJECTORIES="$WORK/A-trajectories" NPROC_PER_NODE=$NPROC swift rlhf \
     --max_completion_length 256 --temperature 1.0 --beta 0.01 --learning_rate 1e-6 \
     --num_iterations 4 --scale_rewards none --warmup_ratio 0.05 \
     --max_steps 1000 --save_strategy steps --save_steps 1000 --tuner_type full \
-    --torch_dtype bfloat16 --report_to none --seed 0 --logging_steps 1 \
+    --torch_dtype bfloat16 --report_to none --seed $SEED --logging_steps 1 \
     --save_only_model true --output_dir "$WORK/A-grpo"
 TRAINED=$(ls -dv "$WORK"/A-grpo/v*/checkpoint-* | tail -1)
 

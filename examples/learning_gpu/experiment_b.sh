@@ -6,7 +6,8 @@
 set -euo pipefail
 MODEL=${MODEL:-Qwen/Qwen2.5-0.5B-Instruct}
 NPROC=${NPROC:-1}
-WORK=${WORK:-learning_gpu/B}
+SEED=${SEED:-0}  # the training seed: run SEED=0, 1 and 2, as the CPU pipeline does
+WORK=${WORK:-learning_gpu/seed-$SEED/B}
 TRAIN_SEEDS=2000
 HELD_OUT=1000000  # evaluation seeds 1000000..1000199: never trained on
 mkdir -p "$WORK"
@@ -18,7 +19,7 @@ NPROC_PER_NODE=$NPROC swift sft --model "$MODEL" --dataset "$WORK/B-sft-rows.jso
     --num_train_epochs 8 --per_device_train_batch_size 16 --learning_rate 1e-5 \
     --lr_scheduler_type cosine --warmup_ratio 0.05 --split_dataset_ratio 0 \
     --save_strategy epoch --save_total_limit 1 --tuner_type full --torch_dtype bfloat16 \
-    --report_to none --seed 0 --logging_steps 1 --save_only_model true \
+    --report_to none --seed $SEED --logging_steps 1 --save_only_model true \
     --output_dir "$WORK/B-sft"
 SFT=$(ls -dv "$WORK"/B-sft/v*/checkpoint-* | tail -1)
 
@@ -33,7 +34,7 @@ SWIFT_GYM_TRAJECTORIES="$WORK/B-trajectories" NPROC_PER_NODE=$NPROC swift rlhf \
     --max_completion_length 256 --temperature 1.0 --beta 0.01 --learning_rate 1e-6 \
     --num_iterations 4 --scale_rewards none --warmup_ratio 0.05 \
     --max_steps 400 --save_strategy steps --save_steps 400 --tuner_type full \
-    --torch_dtype bfloat16 --report_to none --seed 0 --logging_steps 1 \
+    --torch_dtype bfloat16 --report_to none --seed $SEED --logging_steps 1 \
     --save_only_model true --output_dir "$WORK/B-grpo"
 TRAINED=$(ls -dv "$WORK"/B-grpo/v*/checkpoint-* | tail -1)
 

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "benchmarks" / "learning" / "run.py"
 REQUIRED = {
     "experiment": str, "stage": str, "episodes": int, "success_rate": float, "ci_low": float,
-    "ci_high": float, "mean_reward": float, "train_steps": int, "wall_s": float,
+    "ci_high": float, "mean_reward": float, "train_steps": int, "wall_s": float, "seed": int,
 }  # fmt: skip
 STAGES = {
     "A": ["format warm start", "GRPO"],
@@ -50,6 +50,7 @@ def load(out: Path) -> list[dict]:
 def test_one_object_per_experiment_and_stage_with_the_required_keys(quick: Path) -> None:
     objs = load(quick)
     assert {e: [o["stage"] for o in objs if o["experiment"] == e] for e in STAGES} == STAGES
+    assert {o["seed"] for o in objs} == {0}  # the quick form trains one seed
     for o in objs:
         for key, kind in REQUIRED.items():
             value = o[key]
@@ -70,7 +71,7 @@ def test_held_out_seeds_are_shared_and_never_trained_on(quick: Path) -> None:
     state = json.loads((quick / "work" / "state.json").read_text())
     train_seeds = state["meta"]["settings"]["b_train_seeds"]
     assert low >= train_seeds and high - low + 1 == 10
-    rows = (quick / "work" / "B" / "B-grpo-rows.jsonl").read_text().splitlines()
+    rows = (quick / "work" / "seed-0" / "B" / "B-grpo-rows.jsonl").read_text().splitlines()
     trained = {json.loads(row)["env_config"]["seed"] for row in rows}
     assert trained == set(range(train_seeds)) and not trained & set(range(low, high + 1))
 
@@ -98,20 +99,24 @@ def test_learning_md_holds_the_tables_the_numbers_and_the_commands(quick: Path) 
     text = (quick / "LEARNING.md").read_text()
     for heading in ("## Experiment A", "## Experiment B", "## The commands, in order"):
         assert heading in text
-    assert text.count("| stage | train steps | stage wall s |") == 2
+    assert text.count("| stage | seed | train steps | stage wall s |") == 2
+    assert text.count("| stage | seeds | success: mean | sd |") == 2
     for o in load(quick):  # every number in the tables is learning.json's
         shown = f"{o['success_rate']:.3f} [{o['ci_low']:.3f}, {o['ci_high']:.3f}]"
-        assert f"| {o['stage']} | {o['train_steps']} |" in text and shown in text
+        assert f"| {o['stage']} | {o['seed']} | {o['train_steps']} |" in text and shown in text
     for command in (
-        "swift sft --model $WORK/scratch-model --model_type qwen2 --template qwen2_5",
+        "swift sft --model $WORK/seed-0/scratch-model --model_type qwen2 --template qwen2_5",
         "swift rlhf --rlhf_type grpo --use_vllm false",
         "--multi_turn_scheduler swift_gym --gym_env frozen_lake",
-        "SWIFT_GYM_TRAJECTORIES=$WORK/A/A-trajectories",
+        "SWIFT_GYM_TRAJECTORIES=$WORK/seed-0/A/A-trajectories",
         "swift-gym eval frozen_lake --policy oracle",
-        "swift-gym export $WORK/B/B-oracle.jsonl --status goal",
+        "swift-gym export $WORK/seed-0/B/B-oracle.jsonl --status goal",
         "swift-gym dataset frozen_lake",
         "python benchmarks/learning/evaluate.py",
         "swift-gym report",
+        "--seed 0 --output_dir",  # the training seed reaches every training command
+        "--full_determinism true",
+        "MKL_CBWR=AVX2 ATEN_CPU_CAPABILITY=avx2",  # the pinned numerics, named in the text
     ):
         assert command in text, command
     assert str(quick / "work") not in text  # paths are written as $WORK
@@ -123,12 +128,12 @@ def test_the_html_report_and_the_curve_picture(quick: Path) -> None:
     assert page.lstrip().lower().startswith("<!doctype html")
     # every run: each stage's evaluation and both training dirs, named relative to the work dir
     for run in (
-        "A/A-eval-start.jsonl",
-        "A/A-eval-grpo.jsonl",
-        "B/B-eval-sft.jsonl",
-        "B/B-eval-grpo.jsonl",
-        "A/A-trajectories",
-        "B/B-trajectories",
+        "seed-0/A/A-eval-start.jsonl",
+        "seed-0/A/A-eval-grpo.jsonl",
+        "seed-0/B/B-eval-sft.jsonl",
+        "seed-0/B/B-eval-grpo.jsonl",
+        "seed-0/A/A-trajectories",
+        "seed-0/B/B-trajectories",
     ):
         assert run in page, run
     assert str(quick) not in page
@@ -145,8 +150,10 @@ def test_the_policy_prompt_is_ms_swifts_qwen2_5_template(quick: Path) -> None:
     from swift.template import get_template
     from transformers import AutoTokenizer
 
-    model = quick / "work" / "scratch-model"
-    record = json.loads((quick / "work" / "B" / "B-oracle.jsonl").read_text().splitlines()[0])
+    model = quick / "work" / "seed-0" / "scratch-model"
+    record = json.loads(
+        (quick / "work" / "seed-0" / "B" / "B-oracle.jsonl").read_text().splitlines()[0]
+    )
     messages = [
         {"role": "system", "content": record["system_prompt"]},
         {"role": "user", "content": record["observation"]},
