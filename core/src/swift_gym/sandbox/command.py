@@ -1,0 +1,99 @@
+"""The command line that starts the sandboxed interpreter: bubblewrap's mounts and namespaces.
+
+What the code sees: `/usr` (and the `/bin`, `/lib`, `/lib64` links into it) and the Python
+install that runs it, read-only; a fresh `/proc` of its own PID namespace; a minimal `/dev`; a
+work directory `/work` on a tmpfs of `work_bytes`, its only writable place; nothing else (no
+`/etc`, no home, no checkout, no host `/tmp`). The root and `/dev` are remounted read-only. All
+namespaces are new (user, PID, network, IPC, UTS, mount, cgroup): the network namespace has only
+its own loopback. The environment is empty but for PATH, HOME, TMPDIR and LANG.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from .limits import SandboxLimits
+
+WORK = "/work"
+"""The work directory inside the sandbox: the code's current directory, HOME and TMPDIR."""
+INSIDE = Path(__file__).with_name("inside.py")
+ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": WORK, "TMPDIR": WORK, "LANG": "C.UTF-8"}
+_SYSTEM = ("/usr",)
+_LINKS = ("bin", "lib", "lib64", "sbin")
+
+
+@lru_cache(maxsize=1)
+def inside_source() -> str:
+    return INSIDE.read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def interpreter() -> tuple[str, tuple[str, ...]]:
+    """(the host's Python, resolved out of any venv, and the install directories it needs).
+
+    The sandbox runs the base interpreter with `-I -S`: no site-packages, no venv, no user
+    directories, nothing from the environment; only the standard library.
+    """
+    executable = os.path.realpath(sys.executable)
+    prefixes = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}
+    roots = {p for p in prefixes if not any(p.startswith(s + "/") for s in _SYSTEM)}
+    if not any(executable.startswith(p + "/") for p in (*roots, *_SYSTEM)):
+        roots.add(os.path.dirname(executable))
+    return executable, tuple(sorted(roots))
+
+
+def limits_argument(limits: SandboxLimits) -> str:
+    return json.dumps(limits.model_dump(exclude={"backend"}), separators=(",", ":"))
+
+
+def python_argv(mode: str, limits: SandboxLimits) -> list[str]:
+    """The interpreter and its arguments: the inside program in `mode` (run or repl)."""
+    executable, _ = interpreter()
+    return [executable, "-I", "-S", "-B", "-c", inside_source(), mode, limits_argument(limits)]
+
+
+def bwrap_argv(
+    bwrap: str, mode: str, limits: SandboxLimits, info_fd: int, seccomp_fd: int | None
+) -> list[str]:
+    """bubblewrap's whole command line (`info_fd` receives the sandbox's PID 1 as JSON)."""
+    _, roots = interpreter()
+    argv = [
+        bwrap,
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        # no bwrap process inside: the code's own interpreter is PID 1, so no process outside
+        # the code's limits (and outside the seccomp filter) exists there to be taken over
+        # through /proc/1/mem or ptrace
+        "--as-pid-1",
+        "--info-fd",
+        str(info_fd),
+        "--clearenv",
+    ]
+    for name, value in ENV.items():
+        argv += ["--setenv", name, value]
+    for path in _SYSTEM:
+        argv += ["--ro-bind", path, path]
+    for link in _LINKS:
+        if os.path.islink(f"/{link}"):
+            argv += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
+        elif os.path.isdir(f"/{link}"):
+            argv += ["--ro-bind", f"/{link}", f"/{link}"]
+    for root in roots:
+        argv += ["--ro-bind", root, root]
+    if os.path.exists("/etc/ld.so.cache"):
+        argv += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    # sysctls check for the host's root user, not a capability: code running as the host's
+    # root (uid 0 mapped to itself) could write /proc/sys/kernel/core_pattern. Read-only.
+    argv += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"]
+    argv += ["--size", str(limits.work_bytes), "--tmpfs", WORK, "--chdir", WORK]
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
+    return [*argv, "--", *python_argv(mode, limits)]

@@ -1,0 +1,172 @@
+"""Starting a sandbox process, and killing its whole tree whatever state it is in.
+
+How the tree dies. bubblewrap runs in two processes: the outer one (our child) and, with
+`--unshare-pid`, the sandbox's PID 1 (a reaper), parent of everything the code starts. When a
+PID namespace's PID 1 dies, the kernel SIGKILLs every process in the namespace (daemons,
+orphans, stopped or forking ones included): none can leave the namespace. So `kill()` sends
+SIGKILL to that PID 1 (through a pidfd where the kernel has them, so a recycled PID is never
+hit), then to the outer bwrap, and waits for the outer one, which exits only after its child is
+reaped. If this process dies first, even by SIGKILL, `--die-with-parent` (PR_SET_PDEATHSIG)
+kills the outer bwrap and PID 1 in turn; an `atexit` hook kills the ones still open at a
+normal exit. The sandboxed code runs as the outer bwrap's grandchild in a new session, so no
+signal to our process group reaches it and it cannot signal us: our PIDs do not exist there.
+
+The environment of bwrap itself is empty, so even `/proc/1/environ` inside holds no secret.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import json
+import os
+import signal
+import weakref
+from typing import Any
+
+from .availability import bwrap_path
+from .command import ENV, WORK, bwrap_argv, python_argv
+from .limits import SandboxLimits
+from .seccomp import no_new_processes, supported
+
+_LIVE: weakref.WeakSet[SandboxProcess] = weakref.WeakSet()
+_READ = 65_536
+
+
+class SandboxProcess:
+    """One running sandbox: its pipes, and `kill()` for its whole tree."""
+
+    def __init__(self, process: asyncio.subprocess.Process, init_pid: int | None):
+        self.process = process
+        self.init_pid = init_pid
+        self._pidfd: int | None = None
+        if init_pid is not None and hasattr(os, "pidfd_open"):
+            with contextlib.suppress(OSError):
+                self._pidfd = os.pidfd_open(init_pid)
+        _LIVE.add(self)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def kill_now(self) -> None:
+        """SIGKILL the sandbox's PID 1 (so the kernel kills all it holds) and bwrap. Sync, for
+        atexit and for paths that cannot await."""
+        if self._pidfd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+        elif self.init_pid is not None and self.process.returncode is None:
+            with contextlib.suppress(OSError):
+                os.kill(self.init_pid, signal.SIGKILL)
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError, OSError):
+                self.process.kill()
+
+    async def kill(self) -> None:
+        """Kill the whole tree and wait until bwrap has reaped it. Safe to call more than once."""
+        self.kill_now()
+        with contextlib.suppress(ProcessLookupError):
+            await self.process.wait()
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+        _LIVE.discard(self)
+
+
+async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> SandboxProcess:
+    """Start the inside program in `mode` ("run" or "repl") under `limits`' backend, its
+    stdin, stdout and stderr piped (`read_limit`: the longest line its stdout may send). Raises SandboxUnavailableError when bubblewrap cannot run."""
+    if limits.backend == "unsafe_local":
+        process = await asyncio.create_subprocess_exec(
+            *python_argv(mode, limits),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=dict(ENV, HOME=os.getcwd(), TMPDIR=os.getcwd()),
+            start_new_session=True,
+            limit=read_limit,
+        )
+        return SandboxProcess(process, None)
+    bwrap = bwrap_path()
+    info_read, info_write = os.pipe()
+    seccomp_fd = None
+    passed = [info_write]
+    try:
+        if os.geteuid() == 0 and supported():
+            seccomp_fd = _data_fd(no_new_processes())
+            passed.append(seccomp_fd)
+        argv = bwrap_argv(bwrap, mode, limits, info_write, seccomp_fd)
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={},
+            pass_fds=passed,
+            start_new_session=True,
+            limit=read_limit,
+        )
+    finally:
+        for fd in passed:
+            os.close(fd)
+    init_pid = await _read_info(info_read)
+    return SandboxProcess(process, init_pid)
+
+
+def _data_fd(data: bytes) -> int:
+    """A file descriptor to read `data` from (a memfd: no file on disk, no pipe to fill)."""
+    fd = os.memfd_create("swift-gym-seccomp", 0)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+async def _read_info(fd: int) -> int | None:
+    """The sandbox's PID 1 as bwrap reports it on `--info-fd` (None if bwrap failed first).
+
+    bwrap writes it once the namespaces exist and closes the pipe; read without a thread.
+    """
+    loop = asyncio.get_running_loop()
+    os.set_blocking(fd, False)
+    done: asyncio.Future[None] = loop.create_future()
+    chunks: list[bytes] = []
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if chunk and sum(map(len, chunks)) < 65_536:
+            chunks.append(chunk)
+        elif not done.done():
+            done.set_result(None)
+
+    loop.add_reader(fd, readable)
+    try:
+        await done
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+    text = b"".join(chunks).decode("utf-8", "replace")
+    try:
+        pid = json.loads(text).get("child-pid") if text.strip() else None
+    except (ValueError, AttributeError):
+        return None
+    return pid if isinstance(pid, int) and pid > 0 else None
+
+
+def live() -> list[Any]:
+    """The sandboxes not yet killed (for tests and for the exit hook)."""
+    return list(_LIVE)
+
+
+@atexit.register
+def _kill_all() -> None:
+    for sandbox in list(_LIVE):
+        sandbox.kill_now()
+
+
+__all__ = ["WORK", "SandboxProcess", "live", "start"]
