@@ -51,27 +51,61 @@ class SandboxProcess:
         return self.process.pid
 
     def kill_now(self) -> None:
-        """SIGKILL the sandbox's PID 1 (so the kernel kills all it holds) and bwrap. Sync, for
-        atexit and for paths that cannot await."""
+        """SIGKILL the sandbox's PID 1, so the kernel kills all it holds; without waiting. For
+        atexit and for paths that cannot await. bwrap itself is left to reap it and exit (killed
+        first, it would leave PID 1 a zombie for the host's init to reap)."""
+        self._kill_init()
+        if self.init_pid is None and self.process.returncode is None:
+            with contextlib.suppress(OSError):  # bwrap failed early, or unsafe_local
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.kill()
+
+    def _kill_init(self) -> None:
         if self._pidfd is not None:
             with contextlib.suppress(OSError):
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
         elif self.init_pid is not None and self.process.returncode is None:
             with contextlib.suppress(OSError):
                 os.kill(self.init_pid, signal.SIGKILL)
-        if self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError, OSError):
-                self.process.kill()
 
     async def kill(self) -> None:
-        """Kill the whole tree and wait until bwrap has reaped it. Safe to call more than once."""
+        """Kill the whole tree and wait until it is gone. Safe to call more than once.
+
+        PID 1 first, and wait for it: its exit is where the kernel kills and reaps the rest of
+        the namespace. bwrap then exits by itself, having reaped it.
+        """
         self.kill_now()
+        if self._pidfd is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(_exited(self._pidfd), 10)
+        if self.process.returncode is None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.process.wait()), 5)
+        if self.process.returncode is None:
+            with contextlib.suppress(OSError):
+                self.process.kill()
         with contextlib.suppress(ProcessLookupError):
             await self.process.wait()
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
         _LIVE.discard(self)
+
+
+async def _exited(pidfd: int) -> None:
+    """Return once the process of `pidfd` has exited (a pidfd polls readable then)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    loop.add_reader(pidfd, readable)
+    try:
+        await done
+    finally:
+        loop.remove_reader(pidfd)
 
 
 async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> SandboxProcess:
