@@ -23,8 +23,9 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 
 async def test_the_checkout_root_and_shadow_cannot_be_read() -> None:
     targets = [str(Path(__file__).resolve()), str(CHECKOUT / "tox.ini"), "/etc/shadow",
-               "/etc/passwd", "/root/.bash_history", "/root/.ssh/id_rsa", os.path.expanduser(
-                   "~/.bashrc"), "/proc/1/root/etc/shadow", "/proc/self/root/etc/shadow"]  # fmt: skip
+               "/etc/passwd", "/root/.bash_history", "/root/.ssh/id_rsa",
+               os.path.expanduser("~/.bashrc"), "/proc/1/root/etc/shadow",
+               "/proc/self/root/etc/shadow"]  # fmt: skip
     code = textwrap.dedent(
         f"""
         import os
@@ -118,7 +119,7 @@ async def test_writes_outside_the_work_directory_leave_no_file_on_the_host(
     wrote = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("WROTE")]
     # a host path under /work (this checkout's, here) is written inside the work directory
     assert all(path.startswith("/work/") and ".." not in path for path in wrote), wrote
-    assert f"work dir ok" in result.stdout
+    assert "work dir ok" in result.stdout
     for path in [*host_targets, Path(f"/usr/{name}"), Path(f"/dev/shm/{name}")]:
         assert not path.exists(), path
 
@@ -132,9 +133,9 @@ async def test_symlinks_and_proc_self_lead_nowhere_outside(tmp_path: Path) -> No
         os.symlink({str(secret)!r}, "to_secret")
         os.symlink("/proc/1/root", "root_of_init")
         os.symlink("/proc/self/cwd/../../..", "up")
-        for path in ["to_secret", "root_of_init/{str(secret)}", "up/{str(secret)}",
-                     "/proc/self/root{str(secret)}", "/proc/1/cwd/../{str(secret)}",
-                     "/proc/2/root{str(secret)}"]:
+        for path in ["to_secret", "root_of_init/{secret!s}", "up/{secret!s}",
+                     "/proc/self/root{secret!s}", "/proc/1/cwd/../{secret!s}",
+                     "/proc/2/root{secret!s}"]:
             try:
                 print("READ", path, open(path).read())
             except OSError as error:

@@ -76,12 +76,16 @@ async def test_sleeping_past_the_wall_limit_ends_the_run(processes_in) -> None:
 
 async def test_an_output_flood_of_gigabytes_is_cut_at_the_cap(processes_in) -> None:
     limits = SandboxLimits(output_bytes=64 * 1024, wall_seconds=60)
-    flood = "import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(4096):\n    sys.stdout.write(chunk)\n"
+    flood = (
+        "import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(4096):\n    sys.stdout.write(chunk)\n"
+    )
     result = await run(NAMESPACE + flood, limits)  # 4 GiB asked for
     assert result.truncated and result.limit == "output size", result
     assert len(result.stdout) == limits.output_bytes
     assert processes_in(namespace_of(result.stdout)) == []
-    to_stderr = "import os\nchunk = b'e' * (1 << 20)\nfor _ in range(4096):\n    os.write(2, chunk)\n"
+    to_stderr = (
+        "import os\nchunk = b'e' * (1 << 20)\nfor _ in range(4096):\n    os.write(2, chunk)\n"
+    )
     result = await run(to_stderr, limits)
     assert result.truncated and len(result.stderr) == limits.output_bytes, result
     async with Session(limits) as session:

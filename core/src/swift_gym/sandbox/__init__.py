@@ -18,5 +18,13 @@ _EXPORTS = {
     "PythonTool": "python_tool",
     "SandboxUnavailableError": "availability",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "CallResult",
+    "PythonTool",
+    "RunResult",
+    "SandboxLimits",
+    "SandboxUnavailableError",
+    "Session",
+    "run",
+]
 __getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)

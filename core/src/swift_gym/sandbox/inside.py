@@ -63,7 +63,7 @@ class Capture(io.TextIOBase):
         return "".join(self.parts)
 
 
-class CpuLimitExceeded(BaseException):  # noqa: N818 - the name the model reads
+class CpuLimitExceeded(BaseException):
     """Raised in the running code when its call used up its CPU time."""
 
 
@@ -90,8 +90,7 @@ def run_once(limits):
         raise
     except BaseException as error:
         sys.stderr.write(format_error(error))
-        sys.stderr.flush()
-        os._exit(1)
+        sys.exit(1)
 
 
 def format_error(error):

@@ -50,9 +50,7 @@ async def run(code: str, limits: SandboxLimits | None = None) -> RunResult:
                 await stdin.drain()
             stdin.close()
 
-        reading = asyncio.gather(
-            feed(), out.drain(process.stdout), err.drain(process.stderr)
-        )
+        reading = asyncio.gather(feed(), out.drain(process.stdout), err.drain(process.stderr))
         try:
             await asyncio.wait_for(asyncio.shield(reading), limits.wall_seconds)
             exit_code = await process.wait()

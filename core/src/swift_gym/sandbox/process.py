@@ -110,7 +110,9 @@ async def _exited(pidfd: int) -> None:
 
 async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> SandboxProcess:
     """Start the inside program in `mode` ("run" or "repl") under `limits`' backend, its
-    stdin, stdout and stderr piped (`read_limit`: the longest line its stdout may send). Raises SandboxUnavailableError when bubblewrap cannot run."""
+    stdin, stdout and stderr piped (`read_limit`: the longest line its stdout may send).
+
+    Raises SandboxUnavailableError when bubblewrap cannot run."""
     if limits.backend == "unsafe_local":
         process = await asyncio.create_subprocess_exec(
             *python_argv(mode, limits),

@@ -71,8 +71,9 @@ class Session:
         """Run `code` in the session; never raises for anything the code does."""
         async with self._lock:
             if len(code) > MAX_CODE_CHARS:
-                return CallResult(error=f"the code is {len(code):,} characters; at most "
-                                  f"{MAX_CODE_CHARS:,}")
+                return CallResult(
+                    error=f"the code is {len(code):,} characters; at most {MAX_CODE_CHARS:,}"
+                )
             if self._sandbox is None:
                 await self.start()
             self.calls += 1
