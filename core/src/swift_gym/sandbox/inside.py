@@ -1,8 +1,10 @@
 """The program that runs inside the sandbox: sets the limits, then runs code once or serves calls.
 
-Never imported by the host: its source is handed to the sandboxed interpreter with `-c` (so
-nothing of the host's files needs to be visible inside), started as
-`python -I -S -c SOURCE MODE LIMITS_JSON`. Standard library only, and cheap to start.
+Never imported by the host: the sandboxed interpreter imports it from a read-only mount of this
+file (and its compiled bytecode), started as `python -I -S -c "...; import inside" MODE LIMITS`
+(LIMITS: `name=number,...`). Standard library only, and cheap to start: a one-shot run
+imports nothing beyond what the interpreter has loaded anyway (`json`, `ast`, `traceback` and
+`signal` would double the start-up of `print(1)`).
 
 - `run`: reads the code from stdin, runs it as `__main__`; output goes straight to fds 1 and 2.
 - `repl`: a notebook-like server. Requests come on stdin and answers go out on a private copy
@@ -13,14 +15,10 @@ Everything here runs next to the untrusted code, so nothing in it is trusted by 
 host bounds and checks what comes back.
 """
 
-import ast
-import io
-import json
+import _signal as signal  # the C module: `signal` imports enum, a third of a start-up
 import os
 import resource
-import signal
 import sys
-import traceback
 
 
 def set_limits(limits):
@@ -36,8 +34,11 @@ def set_limits(limits):
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-class Capture(io.TextIOBase):
+class Capture:
     """A text stream that keeps the first `cap` characters and counts the rest."""
+
+    encoding = "utf-8"
+    errors = "strict"
 
     def __init__(self, cap):
         self.cap = cap
@@ -47,6 +48,12 @@ class Capture(io.TextIOBase):
 
     def writable(self):
         return True
+
+    def isatty(self):
+        return False
+
+    def flush(self):
+        pass
 
     def write(self, text):
         if not isinstance(text, str):
@@ -94,8 +101,10 @@ def run_once(limits):
 
 
 def format_error(error):
-    """The traceback of `error` without this program's own frames (those of `-c`: "<string>")."""
-    kept = [f for f in traceback.extract_tb(error.__traceback__) if f.filename != "<string>"]
+    """The traceback of `error` without this program's own frames: only the code's ("<code>")."""
+    import traceback
+
+    kept = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "<code>"]
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(kept)] if kept else []
     lines += traceback.format_exception_only(type(error), error)
     return "".join(lines)
@@ -103,6 +112,8 @@ def format_error(error):
 
 def split_last_expression(code):
     """(module to exec, expression to eval or None): the value of a last expression is shown."""
+    import ast
+
     tree = ast.parse(code, "<code>", "exec")
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
@@ -111,6 +122,8 @@ def split_last_expression(code):
 
 
 def serve(limits):
+    import json
+
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8", errors="backslashreplace")
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
     os.dup2(2, 1)  # the code's raw writes and its children's output: the host's raw pipe
@@ -169,7 +182,12 @@ def call(code, namespace, cap, limits):
 
 
 def main():
-    mode, limits = sys.argv[1], json.loads(sys.argv[2])
+    del sys.path[0]  # this file's directory: the code's imports see the standard library only
+    mode = sys.argv[1]
+    limits = {}
+    for item in sys.argv[2].split(","):
+        name, _, number = item.partition("=")
+        limits[name] = float(number) if "." in number else int(number)
     set_limits(limits)
     if mode == "run":
         run_once(limits)
@@ -177,4 +195,5 @@ def main():
         serve(limits)
 
 
-main()
+if __name__ == "inside":
+    main()

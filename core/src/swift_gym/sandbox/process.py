@@ -26,7 +26,7 @@ import weakref
 from typing import Any
 
 from .availability import bwrap_path
-from .command import ENV, WORK, bwrap_argv, python_argv
+from .command import ENV, INSIDE, WORK, bwrap_argv, python_argv
 from .limits import SandboxLimits
 from .seccomp import no_new_processes, supported
 
@@ -115,7 +115,7 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
     Raises SandboxUnavailableError when bubblewrap cannot run."""
     if limits.backend == "unsafe_local":
         process = await asyncio.create_subprocess_exec(
-            *python_argv(mode, limits),
+            *python_argv(mode, limits, str(INSIDE.parent)),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
