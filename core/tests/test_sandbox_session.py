@@ -95,9 +95,9 @@ def test_limits_are_checked_strictly() -> None:
 
 @pytest.fixture
 def fresh_probe():
-    availability.bwrap_path.cache_clear()
+    availability.bubblewrap.cache_clear()
     yield
-    availability.bwrap_path.cache_clear()
+    availability.bubblewrap.cache_clear()
 
 
 @pytest.mark.usefixtures("fresh_probe")
@@ -136,3 +136,15 @@ async def test_unsafe_local_runs_without_isolation_only_when_asked() -> None:
     assert result.stdout == "True\n"  # a plain child process: no namespace of its own
     async with Session(limits) as session:
         assert (await session.call("y = 3\ny * 3")).value == "9"
+
+
+@pytest.mark.usefixtures("fresh_probe")
+async def test_a_too_old_bwrap_is_an_error_naming_its_version(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bubblewrap 0.4.1'\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("SWIFT_GYM_BWRAP", str(fake))
+    with pytest.raises(SandboxUnavailableError, match=r"bubblewrap 0\.4; the sandbox needs 0\.5"):
+        await run("print(1)")

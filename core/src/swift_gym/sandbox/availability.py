@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
+from typing import NamedTuple
 
 from ..errors import SandboxUnavailableError
 
@@ -31,26 +33,35 @@ UNSAFE_HINT = (
 )
 
 
+MIN_VERSION = (0, 5)
+"""`--size` for a tmpfs came in bubblewrap 0.5; `--disable-userns` in 0.8 (used when there)."""
+
+
+class Bubblewrap(NamedTuple):
+    """The `bwrap` found, and whether it can forbid nested user namespaces."""
+
+    path: str
+    disable_userns: bool
+
+
 @functools.lru_cache(maxsize=1)
-def bwrap_path() -> str:
+def bubblewrap() -> Bubblewrap:
     """The `bwrap` that works here; raises SandboxUnavailableError saying how to get one."""
     path = os.environ.get("SWIFT_GYM_BWRAP") or shutil.which("bwrap")
     if not path:
         raise SandboxUnavailableError(
             f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}. {UNSAFE_HINT}"
         )
-    probe = [
-        path,
-        "--unshare-all",
-        "--unshare-user",
-        "--die-with-parent",
-        "--disable-userns",
-        "--ro-bind",
-        "/",
-        "/",
-        "--",
-        "/bin/true",
-    ]
+    version = _version(path)
+    if version is not None and version < MIN_VERSION:
+        raise SandboxUnavailableError(
+            f"{path} is bubblewrap {'.'.join(map(str, version))}; the sandbox needs "
+            f"{'.'.join(map(str, MIN_VERSION))} or newer: {INSTALL_HINT}. {UNSAFE_HINT}"
+        )
+    disable_userns = version is not None and version >= (0, 8)
+    probe = [path, "--unshare-all", "--unshare-user", "--die-with-parent"]
+    probe += ["--disable-userns"] if disable_userns else []
+    probe += ["--ro-bind", "/", "/", "--", "/bin/true"]
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=30, env={})
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -60,4 +71,14 @@ def bwrap_path() -> str:
         raise SandboxUnavailableError(
             f"bubblewrap cannot create its namespaces here ({said}): {ENABLE_HINT}. {UNSAFE_HINT}"
         )
-    return path
+    return Bubblewrap(path, disable_userns)
+
+
+def _version(path: str) -> tuple[int, ...] | None:
+    """`bwrap --version`'s numbers ("bubblewrap 0.8.0"), or None when it does not say."""
+    try:
+        said = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = re.search(r"(\d+)\.(\d+)", said.stdout)
+    return tuple(int(part) for part in found.groups()) if found else None

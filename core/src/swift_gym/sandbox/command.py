@@ -60,7 +60,12 @@ def python_argv(mode: str, limits: SandboxLimits, lib: str = LIB) -> list[str]:
 
 
 def bwrap_argv(
-    bwrap: str, mode: str, limits: SandboxLimits, info_fd: int, seccomp_fd: int | None
+    bwrap: str,
+    mode: str,
+    limits: SandboxLimits,
+    info_fd: int,
+    seccomp_fd: int | None,
+    disable_userns: bool = True,
 ) -> list[str]:
     """bubblewrap's whole command line (`info_fd` receives the sandbox's PID 1 as JSON)."""
     _, roots = interpreter()
@@ -68,7 +73,7 @@ def bwrap_argv(
         bwrap,
         "--unshare-all",
         "--unshare-user",
-        "--disable-userns",
+        *(["--disable-userns"] if disable_userns else []),
         "--die-with-parent",
         "--new-session",
         # no bwrap process inside: the code's own interpreter is PID 1, so no process outside
@@ -98,7 +103,8 @@ def bwrap_argv(
         argv += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
     # sysctls check for the host's root user, not a capability: code running as the host's
     # root (uid 0 mapped to itself) could write /proc/sys/kernel/core_pattern. Read-only.
-    argv += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"]
+    argv += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
+    argv += ["--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger", "--dev", "/dev"]
     argv += ["--size", str(limits.work_bytes), "--tmpfs", WORK, "--chdir", WORK]
     argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
     if seccomp_fd is not None:

@@ -26,7 +26,7 @@ import signal
 import weakref
 from typing import Any
 
-from .availability import bwrap_path
+from .availability import bubblewrap
 from .command import ENV, INSIDE, WORK, bwrap_argv, python_argv
 from .limits import SandboxLimits
 from .seccomp import no_new_processes, supported
@@ -125,7 +125,7 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
             limit=read_limit,
         )
         return SandboxProcess(process, None)
-    bwrap = bwrap_path()
+    bwrap = bubblewrap()
     info_read, info_write = os.pipe()
     seccomp_fd = None
     passed = [info_write]
@@ -133,7 +133,7 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
         if os.geteuid() == 0 and supported():
             seccomp_fd = _data_fd(no_new_processes())
             passed.append(seccomp_fd)
-        argv = bwrap_argv(bwrap, mode, limits, info_write, seccomp_fd)
+        argv = bwrap_argv(bwrap.path, mode, limits, info_write, seccomp_fd, bwrap.disable_userns)
         process = await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.PIPE,
