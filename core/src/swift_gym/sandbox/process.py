@@ -27,6 +27,7 @@ import weakref
 from typing import Any
 
 from .availability import bubblewrap
+from .child import Child, spawn
 from .command import ENV, INSIDE, WORK, bwrap_argv, python_argv
 from .limits import SandboxLimits
 from .seccomp import no_new_processes, supported
@@ -38,7 +39,7 @@ _READ = 65_536
 class SandboxProcess:
     """One running sandbox: its pipes, and `kill()` for its whole tree."""
 
-    def __init__(self, process: asyncio.subprocess.Process, init_pid: int | None):
+    def __init__(self, process: Child, init_pid: int | None):
         self.process = process
         self.init_pid = init_pid
         self._pidfd: int | None = None
@@ -85,8 +86,8 @@ class SandboxProcess:
         if self.process.returncode is None:
             with contextlib.suppress(OSError):
                 self.process.kill()
-        with contextlib.suppress(ProcessLookupError):
-            await self.process.wait()
+        await self.process.wait()
+        self.process.stdin.close()
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
@@ -115,14 +116,11 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
 
     Raises SandboxUnavailableError when bubblewrap cannot run."""
     if limits.backend == "unsafe_local":
-        process = await asyncio.create_subprocess_exec(
-            *python_argv(mode, limits, str(INSIDE.parent)),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+        process = await spawn(
+            python_argv(mode, limits, str(INSIDE.parent)),
             env=dict(ENV, HOME=os.getcwd(), TMPDIR=os.getcwd()),
-            start_new_session=True,
-            limit=read_limit,
+            new_session=True,
+            read_limit=read_limit,
         )
         return SandboxProcess(process, None)
     bwrap = bubblewrap()
@@ -134,17 +132,9 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
             seccomp_fd = _data_fd(no_new_processes())
             passed.append(seccomp_fd)
         argv = bwrap_argv(bwrap.path, mode, limits, info_write, seccomp_fd, bwrap.disable_userns)
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env={},
-            pass_fds=passed,
-            # no start_new_session: it costs Python 3.11 its vfork (10 ms of a 50 ms run);
-            # bwrap puts the code in a new session itself (--new-session)
-            limit=read_limit,
-        )
+        # no new session: it costs Python 3.11 its vfork (10 ms of a 50 ms run); bwrap puts
+        # the code in a new session itself (--new-session)
+        process = await spawn(argv, env={}, pass_fds=passed, read_limit=read_limit)
     finally:
         for fd in passed:
             os.close(fd)
