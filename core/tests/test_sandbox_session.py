@@ -148,3 +148,19 @@ async def test_a_too_old_bwrap_is_an_error_naming_its_version(
     monkeypatch.setenv("SWIFT_GYM_BWRAP", str(fake))
     with pytest.raises(SandboxUnavailableError, match=r"bubblewrap 0\.4; the sandbox needs 0\.5"):
         await run("print(1)")
+
+
+@pytest.mark.usefixtures("bwrap")
+async def test_a_pool_runs_each_code_in_a_fresh_sandbox_and_kills_its_spares() -> None:
+    from swift_gym.sandbox import SandboxPool
+    from swift_gym.sandbox.process import live
+
+    async with SandboxPool(spares=2) as pool:
+        first = await pool.run("open('left.txt', 'w').write('x'); import os; print(os.getpid())")
+        second = await pool.run("import os; print(os.path.exists('left.txt'))")
+        results = await asyncio.gather(*(pool.run(f"print({n} * 2)") for n in range(5)))
+    assert first.stdout == "1\n" and second.stdout == "False\n"  # nothing carried over
+    assert [r.stdout for r in results] == [f"{n * 2}\n" for n in range(5)]
+    assert not [s for s in live() if s.process.returncode is None]
+    with pytest.raises(RuntimeError, match="closed"):
+        await pool.run("1")

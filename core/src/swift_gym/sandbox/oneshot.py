@@ -8,7 +8,7 @@ import signal
 
 from .limits import SandboxLimits
 from .output import BoundedOutput
-from .process import start
+from .process import SandboxProcess, start
 from .results import RunResult
 
 _SIGNAL_LIMITS = {signal.SIGXCPU: "CPU time", signal.SIGXFSZ: "file size"}
@@ -30,7 +30,11 @@ async def run(code: str, limits: SandboxLimits | None = None) -> RunResult:
     however it ended (also when the awaiting task is cancelled).
     """
     limits = limits or SandboxLimits()
-    sandbox = await start("run", limits)
+    return await run_in(await start("run", limits), code, limits)
+
+
+async def run_in(sandbox: SandboxProcess, code: str, limits: SandboxLimits) -> RunResult:
+    """Run `code` in `sandbox`, started in mode "run" under `limits`, and end it (see `run`)."""
     try:
         stopped: list[str] = []
 
@@ -46,7 +50,7 @@ async def run(code: str, limits: SandboxLimits | None = None) -> RunResult:
 
         async def feed() -> None:
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                stdin.write(code.encode("utf-8", "surrogatepass"))
+                stdin.write(code.encode("utf-8", "replace"))
                 await stdin.drain()
             stdin.close()
 
