@@ -164,3 +164,9 @@ async def test_a_pool_runs_each_code_in_a_fresh_sandbox_and_kills_its_spares() -
     assert not [s for s in live() if s.process.returncode is None]
     with pytest.raises(RuntimeError, match="closed"):
         await pool.run("1")
+
+
+@pytest.mark.usefixtures("bwrap")
+async def test_tiny_limits_written_in_exponent_form_still_reach_the_sandbox() -> None:
+    result = await run("print(2)", SandboxLimits(cpu_seconds=1e-5, wall_seconds=20.0))
+    assert result.stdout == "2\n", result  # CPU time is whole seconds inside: at least 1

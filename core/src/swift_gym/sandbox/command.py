@@ -48,7 +48,10 @@ def interpreter() -> tuple[str, tuple[str, ...]]:
 def limits_argument(limits: SandboxLimits) -> str:
     """`name=number,...`: read inside without importing json."""
     numbers = limits.model_dump(exclude={"backend"})
-    return ",".join(f"{name}={value!r}" for name, value in numbers.items())
+    return ",".join(
+        f"{name}={value:.6f}" if isinstance(value, float) else f"{name}={value}"
+        for name, value in numbers.items()
+    )
 
 
 def python_argv(mode: str, limits: SandboxLimits, lib: str = LIB) -> list[str]:
