@@ -1,18 +1,19 @@
 """Starting a sandbox process, and killing its whole tree whatever state it is in.
 
-How the tree dies. bubblewrap runs in two processes: the outer one (our child) and, with
-`--unshare-pid`, the sandbox's PID 1 (a reaper), parent of everything the code starts. When a
-PID namespace's PID 1 dies, the kernel SIGKILLs every process in the namespace (daemons,
-orphans, stopped or forking ones included): none can leave the namespace. So `kill()` sends
-SIGKILL to that PID 1 (through a pidfd where the kernel has them, so a recycled PID is never
-hit), then to the outer bwrap, and waits for the outer one, which exits only after its child is
-reaped. If this process dies first, even by SIGKILL, `--die-with-parent` (PR_SET_PDEATHSIG)
-kills the outer bwrap and PID 1 in turn; an `atexit` hook kills the ones still open at a
-normal exit. The sandboxed code runs as the outer bwrap's child in a new session and PID
-namespace, so no signal to our process group reaches it, and it cannot signal us: our PIDs do
-not exist there.
+How the tree dies. bubblewrap runs as our child and starts the code's interpreter as PID 1 of a
+new PID namespace (`--as-pid-1`: no helper process of bubblewrap's inside). When a PID
+namespace's PID 1 dies, the kernel SIGKILLs every process in it (daemons, orphans, stopped or
+forking ones included): none can leave the namespace. So `kill()` sends SIGKILL to that PID 1
+(through a pidfd, so a recycled PID is never hit) and waits for it to exit, which happens after
+the rest of the namespace is gone; bubblewrap then reaps it and exits, and we reap bubblewrap.
+If this process dies first, even by SIGKILL, `--die-with-parent` (PR_SET_PDEATHSIG) kills
+bubblewrap and PID 1 in turn; an `atexit` hook kills the ones still open at a normal exit,
+also those of sessions dropped without `close()`. The code runs in a new session and PID
+namespace: no signal to our process group reaches it, and it cannot signal us, since our PIDs
+do not exist there.
 
-The environment of bwrap itself is empty, so even `/proc/1/environ` inside holds no secret.
+bubblewrap itself is started with an empty environment, and the code with four variables, so
+no `/proc/*/environ` inside holds a secret of ours.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import json
 import os
 import signal
 import sys
-import weakref
 from typing import Any
 
 from .availability import bubblewrap
@@ -33,7 +33,8 @@ from .command import ENV, INSIDE, WORK, bwrap_argv, python_argv
 from .limits import SandboxLimits
 from .seccomp import no_new_processes, supported
 
-_LIVE: weakref.WeakSet[SandboxProcess] = weakref.WeakSet()
+_LIVE: set[SandboxProcess] = set()
+"""Every sandbox not yet killed, held here so that atexit finds those nobody closed."""
 _VFORK_WITH_SETSID = sys.version_info >= (3, 12)
 """bwrap in a session of its own, so a terminal's Ctrl-C (sent to our process group) does not
 end the sandboxes of episodes still finishing. Before Python 3.12 that costs `subprocess` its
