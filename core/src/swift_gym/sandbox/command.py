@@ -3,7 +3,8 @@
 What the code sees: `/usr` (and the `/bin`, `/lib`, `/lib64` links into it) and the Python
 install that runs it, read-only; a fresh `/proc` of its own PID namespace; a minimal `/dev`; a
 work directory `/work` on a tmpfs of `work_bytes`, its only writable place; nothing else (no
-`/etc`, no home, no checkout, no host `/tmp`). The root and `/dev` are remounted read-only. All
+`/etc` but `ld.so.cache`, no home, no checkout, no host `/tmp`), and the inside program at
+`/.swift_gym`. The root, `/dev` and `/proc/sys` are read-only. All
 namespaces are new (user, PID, network, IPC, UTS, mount, cgroup): the network namespace has only
 its own loopback. The environment is empty but for PATH, HOME, TMPDIR and LANG.
 """
@@ -18,9 +19,9 @@ from pathlib import Path
 from .limits import SandboxLimits
 
 WORK = "/work"
+"""The work directory inside the sandbox: the code's current directory, HOME and TMPDIR."""
 LIB = "/.swift_gym"
 """Where the inside program is mounted in the sandbox (read-only, with its compiled bytecode)."""
-"""The work directory inside the sandbox: the code's current directory, HOME and TMPDIR."""
 INSIDE = Path(__file__).with_name("inside.py")
 _LOAD = "import sys; sys.path.insert(0, {!r}); import inside"
 """Imported, not passed as `-c` source: its .pyc (compiled when pip installed swift-gym) loads
