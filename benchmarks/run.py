@@ -35,6 +35,11 @@ BENCHMARKS = {
         ["--calls", "20000", "--repeats", "9"],
         ["--calls", "200", "--repeats", "1"],
     ),
+    # the sandbox: a one-shot run and a warm session against the same interpreter unsandboxed
+    "bench_sandbox.py": (
+        ["--runs", "60", "--calls", "500", "--sessions", "64"],
+        ["--runs", "3", "--calls", "20", "--sessions", "4"],
+    ),
     "bench_remote.py": (
         ["--episodes", "200", "--throughput-episodes", "1024", "--repeats", "5"],
         ["--episodes", "10", "--throughput-episodes", "256", "--repeats", "1"],

@@ -8,6 +8,7 @@ installed distribution, in-process. The cross-package tests in `tests/` install 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -93,3 +94,42 @@ COUNTER_MODULE = """
             done = self.count >= self.config.limit
             return f"count {self.count}", float(done), done, {"count": self.count}
 """
+
+
+@pytest.fixture(scope="session")
+def bwrap() -> str:
+    """The `bwrap` the sandbox tests run with. Skips when it is absent, unless
+    SWIFT_GYM_SANDBOX_TESTS=required (CI sets it): then its absence fails the test."""
+    import shutil
+
+    path = shutil.which("bwrap")
+    if path is None:
+        reason = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
+        if os.environ.get("SWIFT_GYM_SANDBOX_TESTS") == "required":
+            pytest.fail(f"{reason} (SWIFT_GYM_SANDBOX_TESTS=required)")
+        pytest.skip(reason)
+    return path
+
+
+NamespaceScan = Callable[[str], list[int]]
+
+
+@pytest.fixture
+def processes_in() -> NamespaceScan:
+    """`processes_in("pid:[4026532...]")`: the host PIDs of every process still in that PID
+    namespace (as `/proc/self/ns/pid` names it inside a sandbox). The kernel keeps every
+    process of a sandbox in its namespace, so an empty list means none of them survived."""
+
+    def scan(namespace: str) -> list[int]:
+        assert namespace.startswith("pid:["), namespace
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    if os.readlink(f"/proc/{entry}/ns/pid") == namespace:
+                        found.append(int(entry))
+                except OSError:
+                    continue
+        return found
+
+    return scan

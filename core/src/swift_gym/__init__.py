@@ -7,8 +7,9 @@ The rooms, bottom up: the contract (`env`, `config`, `json_config`, `errors`; fo
 `tools`, `tool_schema`, `steps`, and `replies` to read a reply), the hooks and
 registries (`hookspecs`, `plugins`, `registry` for envs, `rewards` for reward functions), shared
 plumbing (`rows`, `json_text`, `output_files`), the library parts (`evaluation`: `evaluate(...)`;
-`testing`: the conformance kit), and the two faces on top (`ms_swift` adapters, the `cli`
-command). Nothing below imports anything above (core/tests/test_layers.py checks it).
+`testing`: the conformance kit; `sandbox`: model code run in isolation), and the two faces on
+top (`ms_swift` adapters, the `cli` command). Nothing below imports anything above
+(core/tests/test_layers.py checks it).
 """
 
 from __future__ import annotations

@@ -243,3 +243,8 @@ class SchedulerError(SwiftGymError, RuntimeError):
 class InvalidStepError(SwiftGymError, ValueError):
     """What an env's `step` returned is neither `(observation, reward, done, info)` nor a valid
     `StepResult`, or its tool results do not answer the calls one to one."""
+
+
+class SandboxUnavailableError(SwiftGymError, RuntimeError):
+    """The sandbox cannot isolate code here: bubblewrap is missing, or the kernel refuses it the
+    namespaces it needs. The message says how to install or enable it; nothing runs."""

@@ -1,0 +1,32 @@
+"""Run untrusted code in isolation: a one-shot `run`, a stateful `Session`, the `python` tool.
+
+The sandbox knows nothing of envs: it runs code under `SandboxLimits` and returns what happened
+(`RunResult`, `CallResult`). The default backend is bubblewrap (docs/sandbox.md says what it
+isolates and what stops each attack); `PythonTool` is the thin layer an env offers.
+"""
+
+from __future__ import annotations
+
+from .._lazy import attach
+
+_EXPORTS = {
+    "SandboxLimits": "limits",
+    "RunResult": "results",
+    "CallResult": "results",
+    "run": "oneshot",
+    "SandboxPool": "pool",
+    "Session": "session",
+    "PythonTool": "python_tool",
+    "SandboxUnavailableError": "availability",
+}
+__all__ = [
+    "CallResult",
+    "PythonTool",
+    "RunResult",
+    "SandboxLimits",
+    "SandboxPool",
+    "SandboxUnavailableError",
+    "Session",
+    "run",
+]
+__getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)

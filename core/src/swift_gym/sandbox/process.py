@@ -1,0 +1,207 @@
+"""Starting a sandbox process, and killing its whole tree whatever state it is in.
+
+How the tree dies. bubblewrap runs as our child and starts the code's interpreter as PID 1 of a
+new PID namespace (`--as-pid-1`: no helper process of bubblewrap's inside). When a PID
+namespace's PID 1 dies, the kernel SIGKILLs every process in it (daemons, orphans, stopped or
+forking ones included): none can leave the namespace. So `kill()` sends SIGKILL to that PID 1
+(through a pidfd, so a recycled PID is never hit) and waits for it to exit, which happens after
+the rest of the namespace is gone; bubblewrap then reaps it and exits, and we reap bubblewrap.
+If this process dies first, even by SIGKILL, `--die-with-parent` (PR_SET_PDEATHSIG) kills
+bubblewrap and PID 1 in turn; an `atexit` hook kills the ones still open at a normal exit,
+also those of sessions dropped without `close()`. The code runs in a new session and PID
+namespace: no signal to our process group reaches it, and it cannot signal us, since our PIDs
+do not exist there.
+
+bubblewrap itself is started with an empty environment, and the code with four variables, so
+no `/proc/*/environ` inside holds a secret of ours.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import json
+import os
+import signal
+import sys
+from typing import Any
+
+from .availability import bubblewrap
+from .child import Child, spawn
+from .command import ENV, INSIDE, WORK, bwrap_argv, python_argv
+from .limits import SandboxLimits
+from .seccomp import no_new_processes, supported
+
+_LIVE: set[SandboxProcess] = set()
+"""Every sandbox not yet killed, held here so that atexit finds those nobody closed."""
+_VFORK_WITH_SETSID = sys.version_info >= (3, 12)
+"""bwrap in a session of its own, so a terminal's Ctrl-C (sent to our process group) does not
+end the sandboxes of episodes still finishing. Before Python 3.12 that costs `subprocess` its
+vfork (a fork of the whole process: 10 ms of a 40 ms run), so there bwrap stays in our group and
+dies with a Ctrl-C. The code itself is always in a new session (`--new-session`)."""
+_READ = 65_536
+
+
+class SandboxProcess:
+    """One running sandbox: its pipes, and `kill()` for its whole tree."""
+
+    def __init__(self, process: Child, init_pid: int | None):
+        self.process = process
+        self.init_pid = init_pid
+        self._pidfd: int | None = None
+        if init_pid is not None and hasattr(os, "pidfd_open"):
+            with contextlib.suppress(OSError):
+                self._pidfd = os.pidfd_open(init_pid)
+        _LIVE.add(self)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def kill_now(self) -> None:
+        """SIGKILL the sandbox's PID 1, so the kernel kills all it holds; without waiting. For
+        atexit and for paths that cannot await. bwrap itself is left to reap it and exit (killed
+        first, it would leave PID 1 a zombie for the host's init to reap)."""
+        self._kill_init()
+        if self.init_pid is None and self.process.returncode is None:
+            with contextlib.suppress(OSError):  # bwrap failed early, or unsafe_local
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.kill()
+
+    def _kill_init(self) -> None:
+        if self._pidfd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+        elif self.init_pid is not None and self.process.returncode is None:
+            with contextlib.suppress(OSError):
+                os.kill(self.init_pid, signal.SIGKILL)
+
+    async def kill(self) -> None:
+        """Kill the whole tree and wait until it is gone. Safe to call more than once.
+
+        PID 1 first, and wait for it: its exit is where the kernel kills and reaps the rest of
+        the namespace. bwrap then exits by itself, having reaped it.
+        """
+        self.kill_now()
+        if self._pidfd is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(_exited(self._pidfd), 10)
+        if self.process.returncode is None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.process.wait()), 5)
+        if self.process.returncode is None:
+            with contextlib.suppress(OSError):
+                self.process.kill()
+        await self.process.wait()
+        self.process.stdin.close()
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+        _LIVE.discard(self)
+
+
+async def _exited(pidfd: int) -> None:
+    """Return once the process of `pidfd` has exited (a pidfd polls readable then)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    loop.add_reader(pidfd, readable)
+    try:
+        await done
+    finally:
+        loop.remove_reader(pidfd)
+
+
+async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> SandboxProcess:
+    """Start the inside program in `mode` ("run" or "repl") under `limits`' backend, its
+    stdin, stdout and stderr piped (`read_limit`: the longest line its stdout may send).
+
+    Raises SandboxUnavailableError when bubblewrap cannot run."""
+    if limits.backend == "unsafe_local":
+        process = await spawn(
+            python_argv(mode, limits, str(INSIDE.parent)),
+            env=dict(ENV, HOME=os.getcwd(), TMPDIR=os.getcwd()),
+            new_session=True,
+            read_limit=read_limit,
+        )
+        return SandboxProcess(process, None)
+    bwrap = bubblewrap()
+    info_read, info_write = os.pipe()
+    seccomp_fd = None
+    passed = [info_write]
+    try:
+        if os.geteuid() == 0 and supported():
+            seccomp_fd = _data_fd(no_new_processes())
+            passed.append(seccomp_fd)
+        argv = bwrap_argv(bwrap.path, mode, limits, info_write, seccomp_fd, bwrap.disable_userns)
+        process = await spawn(
+            argv, env={}, pass_fds=passed, new_session=_VFORK_WITH_SETSID, read_limit=read_limit
+        )
+    finally:
+        for fd in passed:
+            os.close(fd)
+    init_pid = await _read_info(info_read)
+    return SandboxProcess(process, init_pid)
+
+
+def _data_fd(data: bytes) -> int:
+    """A file descriptor to read `data` from (a memfd: no file on disk, no pipe to fill)."""
+    fd = os.memfd_create("swift-gym-seccomp", 0)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+async def _read_info(fd: int) -> int | None:
+    """The sandbox's PID 1 as bwrap reports it on `--info-fd` (None if bwrap failed first).
+
+    bwrap writes it once the namespaces exist and closes the pipe; read without a thread.
+    """
+    loop = asyncio.get_running_loop()
+    os.set_blocking(fd, False)
+    done: asyncio.Future[None] = loop.create_future()
+    chunks: list[bytes] = []
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if chunk and sum(map(len, chunks)) < 65_536:
+            chunks.append(chunk)
+        elif not done.done():
+            done.set_result(None)
+
+    loop.add_reader(fd, readable)
+    try:
+        await done
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+    text = b"".join(chunks).decode("utf-8", "replace")
+    try:
+        pid = json.loads(text).get("child-pid") if text.strip() else None
+    except (ValueError, AttributeError):
+        return None
+    return pid if isinstance(pid, int) and pid > 0 else None
+
+
+def live() -> list[Any]:
+    """The sandboxes not yet killed (for tests and for the exit hook)."""
+    return list(_LIVE)
+
+
+@atexit.register
+def _kill_all() -> None:
+    for sandbox in list(_LIVE):
+        sandbox.kill_now()
+
+
+__all__ = ["WORK", "SandboxProcess", "live", "start"]
