@@ -35,6 +35,10 @@ BENCHMARKS = {
         ["--calls", "20000", "--repeats", "9"],
         ["--calls", "200", "--repeats", "1"],
     ),
+    "bench_tool_turns.py": (
+        ["--trajectories", "4000", "--repeats", "7"],
+        ["--trajectories", "200", "--repeats", "1"],
+    ),
     "bench_remote.py": (
         ["--episodes", "200", "--throughput-episodes", "1024", "--repeats", "5"],
         ["--episodes", "10", "--throughput-episodes", "256", "--repeats", "1"],
