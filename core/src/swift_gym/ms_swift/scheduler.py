@@ -210,8 +210,8 @@ def make_scheduler_class(base: type) -> type:
                         f"got {type(system_message).__name__}"
                     )
                 drive(env)  # this scheduler plays tool envs: no gym_scheduler guard
-                offered = offered_tools(env) if callable(getattr(env, "tools", None)) else ()
-                tools = list(offered)
+                offered = offered_tools(env) if callable(getattr(env, "tools", None)) else None
+                tools = list(offered) if offered is not None else []
             except Exception as error:  # this episode ends; the batch goes on
                 self._fail(uuid, "reset", error)
                 await _close_quietly(env, self._timeout)
@@ -219,7 +219,7 @@ def make_scheduler_class(base: type) -> type:
             messages = [{"role": "system", "content": system_message}] if system_message else []
             messages.append({"role": "user", "content": observation})
             request.messages = messages
-            if tools:  # what the --agent_template renders into the prompt
+            if tools and offered is not None:  # what the --agent_template renders in the prompt
                 if getattr(request, "tools", None) != tools:
                     self._warn_row_tools(record["env"])
                 request.tools = offered.copy()  # ms-swift's to change, not the env's
