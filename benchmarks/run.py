@@ -40,6 +40,10 @@ BENCHMARKS = {
         ["--runs", "60", "--calls", "500", "--sessions", "64"],
         ["--runs", "3", "--calls", "20", "--sessions", "4"],
     ),
+    "bench_tool_turns.py": (
+        ["--trajectories", "4000", "--repeats", "7"],
+        ["--trajectories", "200", "--repeats", "1"],
+    ),
     "bench_remote.py": (
         ["--episodes", "200", "--throughput-episodes", "1024", "--repeats", "5"],
         ["--episodes", "10", "--throughput-episodes", "256", "--repeats", "1"],

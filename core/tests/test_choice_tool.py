@@ -89,3 +89,26 @@ def test_samples_hold_every_kind_of_reply(tool):
     assert any(len(c.errors) == 2 for c in read)
     assert any(isinstance(s, str) for s in samples)
     assert all(json.dumps(s) for s in samples)
+
+
+def test_a_valid_call_read_again_gives_the_same_choice_and_invalid_ones_stay_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`read` remembers the value of each valid call text (the check is a pure function of the
+    tool name and the arguments); a refused call is checked again every time."""
+    import swift_gym.choice_tool as choice_tool
+
+    tool = ChoiceTool("move", "direction", "Move.", choices=("up", "down"))
+    valid = [message("", [("c1", "move", '{"direction": "up"}')])]
+    again = [message("", [("c2", "move", '{"direction": "up"}')])]
+    wrong = [message("", [("c3", "move", '{"direction": "left"}')])]
+    first, second = tool.read(valid), tool.read(again)
+    assert (first.value, first.call.id) == ("up", "c1")
+    assert (second.value, second.call.id) == ("up", "c2")  # tied to its own call
+    for _ in range(2):
+        refused = tool.read(wrong)
+        assert refused.value is None and refused.errors[0].is_error
+    monkeypatch.setattr(choice_tool, "CACHED_CALLS", 1)  # full: later texts are checked each time
+    spaced = [message("", [("c4", "move", '{"direction":"down"}')])]
+    assert tool.read(spaced).value == tool.read(spaced).value == "down"
+    assert len(tool._values) == 1

@@ -293,6 +293,13 @@ def test_offered_schemas_are_kept_as_openai_function_tools() -> None:
     assert bare[0]["function"]["parameters"] == {"type": "object", "properties": {}}
 
 
+def test_a_copy_of_the_schemas_is_equal_and_the_receivers_to_change() -> None:
+    copied = TOOLS.copy()
+    assert copied == list(TOOLS)
+    copied[0]["function"]["parameters"]["required"].append("days")
+    assert TOOLS[0] == WEATHER and TOOLS.copy()[0] == WEATHER
+
+
 def test_a_tool_set_pickles_and_checks_the_same_after() -> None:
     """Env instances travel between processes (ms-swift's Ray driver, a spawned worker)."""
     copy = pickle.loads(pickle.dumps(TOOLS))

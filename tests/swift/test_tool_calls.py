@@ -223,6 +223,29 @@ def test_step_reads_the_calls_on_the_reply_in_openai_shape(
     }
 
 
+def test_an_env_that_changes_its_messages_leaves_the_rollouts_alone(
+    run_rollout, rows, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`step` gets its own copy of the chat (nested content and calls included): what it does
+    to it never reaches the messages ms-swift trains on."""
+    original = CounterEnv.step
+
+    async def vandal(self, messages):
+        result = await original(self, messages)
+        for message in messages:
+            message["content"] = "VANDAL"
+            for call in message.get("tool_calls") or []:
+                call["function"]["name"] = "VANDAL"
+        messages[0].clear()
+        messages.append({"role": "user", "content": "VANDAL"})
+        return result
+
+    monkeypatch.setattr(CounterEnv, "step", vandal)
+    output, engine = episode(run_rollout, rows, [SCRIPT[0], SCRIPT[2]])
+    assert "VANDAL" not in json.dumps([m for m, _ in engine.requests] + [output.messages])
+    assert output.rollout_infos["total_reward"] == 1.0
+
+
 def test_results_and_text_together_make_one_tool_turn(
     run_rollout, rows, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,6 +7,7 @@ real model for ms-swift (`--model_type qwen2 --template qwen2_5`), it just knows
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
@@ -22,10 +23,21 @@ CORPUS = [
 ]
 
 
-def build_tiny_model(out: Path, hidden_size: int = 64) -> Path:
+def build_tiny_model(
+    out: Path,
+    hidden_size: int = 64,
+    *,
+    corpus: Sequence[str] = (),
+    added_tokens: Sequence[str] = (),
+    vocab_size: int = 400,
+) -> Path:
     """Write tokenizer and model files into `out` and return it.
 
     vLLM's CPU attention wants a head size of 64: give `hidden_size=128` (2 heads) for it.
+    `corpus`: more text for the BPE to learn (shorter prompts for a test that trains on them);
+    `added_tokens`: strings that become one token each (a whole reply the model must learn to
+    write, such as a tool call); `vocab_size`: the BPE's (a bigger corpus can use more). With
+    the defaults the tokenizer is the one every other test uses.
     """
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -35,14 +47,16 @@ def build_tiny_model(out: Path, hidden_size: int = 64) -> Path:
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=400,
+        vocab_size=vocab_size,
         special_tokens=SPECIAL_TOKENS,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
-    tokenizer.train_from_iterator(CORPUS * 20, trainer)
+    tokenizer.train_from_iterator(CORPUS * 20 + list(corpus), trainer)
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tokenizer, eos_token="<|im_end|>", pad_token="<|endoftext|>"
     )
+    if added_tokens:
+        fast.add_tokens(list(added_tokens))
     fast.chat_template = CHATML
     fast.save_pretrained(out)
     torch.manual_seed(0)

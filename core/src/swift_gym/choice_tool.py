@@ -19,6 +19,11 @@ from .tool_turns import assistant_message
 from .tools import ToolCall, ToolResult, ToolSet
 
 NO_CALL = "the reply calls no tool"
+CACHED_CALLS = 1024
+"""Valid calls (tool name and argument text) each ChoiceTool remembers the value of; later
+ones are checked every time. A model writes the same few argument texts over and over."""
+CACHED_ARGUMENT_CHARS = 256
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,7 @@ class ChoiceTool:
             words = f"an integer from {bounds[0]} to {bounds[1]}"  # type: ignore[index]
         self.how = f"call {name} once, with {parameter} {words}"
         """The answer format as the prompt and the invalid hint say it."""
+        self._values: dict[tuple[str, str], Any] = {}
 
     def read(self, messages: Any) -> Choice:
         """The choice of the newest reply in `messages`. Never raises."""
@@ -106,12 +112,19 @@ class ChoiceTool:
             text = f"{reason}. None of them was applied."
             return Choice(errors=tuple(ToolResult.error(c, text) for c in calls), reason=reason)
         call = calls[0]
+        key = (call.name, call.arguments)
+        value = self._values.get(key, _MISSING)  # the check is a pure function of the key
+        if value is not _MISSING:
+            return Choice(value=value, call=call)
         checked = self.tools.check(call)
         if isinstance(checked, ToolResult):
             return Choice(
                 errors=(checked,), reason="the call was refused; its tool result says why"
             )
-        return Choice(value=checked[self.parameter], call=call)
+        value = checked[self.parameter]
+        if len(call.arguments) <= CACHED_ARGUMENT_CHARS and len(self._values) < CACHED_CALLS:
+            self._values[key] = value
+        return Choice(value=value, call=call)
 
     def refuse(self, messages: Any, reason: str) -> list[ToolResult]:
         """An error result for each call of the reply (all refused for `reason`)."""

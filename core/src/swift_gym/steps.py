@@ -58,6 +58,15 @@ def as_step_result(value: Any, calls: Sequence[ToolCall] | None = None) -> StepR
     if isinstance(value, StepResult):
         observation, reward, done, info = value.observation, value.reward, value.done, value.info
         results = value.tool_results
+        if (
+            type(reward) is float
+            and type(done) is bool
+            and type(observation) is str
+            and type(info) is dict
+            and type(results) is tuple
+        ):  # already the checked shape (a frozen dataclass): no copy, only the results' check
+            check_tool_results(results, calls)
+            return value
     elif isinstance(value, (tuple, list)) and len(value) == 4:
         observation, reward, done, info = value
         results = ()
@@ -94,6 +103,9 @@ def check_tool_results(results: Any, calls: Sequence[ToolCall] | None = None) ->
     answered: set[str] = set()
     for result in results:
         wanted = names.get(result.tool_call_id)
+        if wanted == result.name and result.tool_call_id not in answered:  # the common case
+            answered.add(result.tool_call_id)
+            continue
         label = printable(repr(result.tool_call_id), 100)
         if wanted is None:
             raise InvalidStepError(

@@ -39,6 +39,8 @@ def assistant_message(text: str, calls: Sequence[ToolCall]) -> dict[str, Any]:
 
 def in_call_order(results: Sequence[ToolResult], calls: Sequence[ToolCall]) -> list[ToolResult]:
     """`results` in the order of the calls they answer."""
+    if len(results) < 2:
+        return list(results)
     order = {call.id: index for index, call in enumerate(calls)}
     return sorted(results, key=lambda r: order.get(r.tool_call_id, len(order)))
 

@@ -103,6 +103,7 @@ class ToolSet(Sequence[dict[str, Any]]):
         if problems:
             raise InvalidToolsError(label, problems)
         self._schemas = schemas
+        self._text = json.dumps(schemas)  # for copies: one json.loads is 4x faster than deepcopy
         self._checkers = checkers
         self.names: tuple[str, ...] = tuple(checkers)
         listed = ", ".join(self.names[:_NAMES_SHOWN])
@@ -124,6 +125,10 @@ class ToolSet(Sequence[dict[str, Any]]):
 
     def __repr__(self) -> str:
         return f"ToolSet({list(self.names)!r})"
+
+    def copy(self) -> list[dict[str, Any]]:
+        """The schemas as new plain lists and dicts, for a receiver that may change them."""
+        return json.loads(self._text)
 
     def check(self, call: ToolCall) -> dict[str, Any] | ToolResult:
         """The call's arguments, parsed and matching its tool's schema; else an error result
