@@ -93,7 +93,7 @@ class ReasoningGymConfig(EnvConfig):
         max_length=MAX_PROMPT_CHARS,
         description="A system prompt of your own; replaces system_prompt_style when set.",
     )
-    tools: list[str] = Field(
+    tools: list[Literal[TOOL_NAMES]] = Field(  # type: ignore[valid-type]
         default_factory=list,
         max_length=len(TOOL_NAMES),
         description=(
@@ -112,18 +112,21 @@ class ReasoningGymConfig(EnvConfig):
         ),
     )
 
-    @field_validator("tools")
+    @field_validator("tools", mode="before")
     @classmethod
-    def _known_tools(cls, tools: list[str]) -> list[str]:
+    def _known_tools(cls, tools: Any) -> Any:
+        """Unknown names refused with a did-you-mean (before pydantic's own Literal message)."""
+        if not isinstance(tools, list):
+            return tools  # pydantic says what is wrong
         for name in tools:
-            if name not in TOOL_NAMES:
+            if isinstance(name, str) and name not in TOOL_NAMES:
                 close = did_you_mean(name, TOOL_NAMES)
                 hint = f"; did you mean {close!r}?" if close else ""
                 raise ValueError(
                     f"unknown tool {name[:64]!r}{hint} (the tools reasoning-gym envs offer: "
                     f"{', '.join(TOOL_NAMES)})"
                 )
-        if len(set(tools)) != len(tools):
+        if len(set(map(str, tools))) != len(tools):
             raise ValueError("each tool may be listed once")
         return tools
 
