@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from tiny_model import build_tiny_model
@@ -19,11 +20,14 @@ def swift_rlhf(
     *,
     reward_funcs: tuple[str, ...] = ("swift_gym_total", "frozen_lake_format"),
     batch_size: int = 2,
+    model: Path | None = None,
+    extra: Sequence[str] = (),
 ) -> Path:
     """Train 2 steps on `dataset` with the swift_gym scheduler; return the run's output folder
     (logging.jsonl, completions.jsonl). `env`: more environment for the run; `batch_size`:
-    completions per step (2 of each prompt)."""
-    model = build_tiny_model(root / "model")
+    completions per step (2 of each prompt); `model`: a model folder (else the tiny model);
+    `extra`: more arguments (a repeated one overrides the one above)."""
+    model = model or build_tiny_model(root / "model")
     swift = Path(sys.executable).with_name("swift")
     command = [
         str(swift), "rlhf", "--rlhf_type", "grpo", "--use_vllm", "false",
@@ -36,7 +40,7 @@ def swift_rlhf(
         "--max_completion_length", "8", "--max_steps", "2", "--tuner_type", "full",
         "--torch_dtype", "float32", "--report_to", "none", "--logging_steps", "1",
         "--log_completions", "true", "--save_strategy", "no",
-        "--output_dir", str(root / "output"),
+        "--output_dir", str(root / "output"), *extra,
     ]  # fmt: skip
     environ = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
     environ.update(env or {})

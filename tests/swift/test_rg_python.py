@@ -218,3 +218,53 @@ def test_the_scan_finds_a_live_sandbox_and_nothing_once_it_is_closed(marked_bwra
     (inside,) = [line for line in alive if b"bwrap" not in line.split(b"\0")[0]]
     assert b"import inside\0repl" in inside
     assert after == []
+
+
+HERMES_CALL = (
+    '<tool_call>\n{"name": "python", "arguments": {"code": "import os; print(\'pid\', '
+    'os.getpid())"}}\n</tool_call>'
+)
+MAX_TURNS = 2
+
+
+def test_grpo_with_hermes_plays_python_episodes_and_leaves_no_sandbox(
+    marked_bwrap, tmp_path: Path
+) -> None:
+    """A real `swift rlhf` run: the tiny model, made to write a hermes tool call as its every
+    token (2 per reply), has its calls parsed by the trainer's engine; each runs in the
+    episode's sandbox session; every episode is cut off at --max_turns (no answer is ever
+    given), and when the run has ended no process of any of its sandboxes is left."""
+    from grpo_run import swift_rlhf
+    from tiny_model import build_calling_model
+
+    environ, log, mark = marked_bwrap
+    model = build_calling_model(tmp_path / "model", HERMES_CALL)
+    config = {"name": NAME, "tools": ["python"], "max_tool_calls": 32}
+    tools = swift_gym.make(config).tools()
+    dataset = tmp_path / "rows.jsonl"
+    with dataset.open("w") as out:
+        for seed in range(4):
+            row = {
+                "messages": [{"role": "user", "content": "<placeholder>"}],
+                "tools": json.dumps(list(tools)),  # the prompt ms-swift encodes has them too
+                "env_config": {**config, "seed": seed},
+            }
+            out.write(json.dumps(row) + "\n")
+    trajectories = tmp_path / "trajectories"
+    run_dir = swift_rlhf(
+        tmp_path, dataset, NAME, MAX_TURNS,
+        {**environ, "SWIFT_GYM_TRAJECTORIES": str(trajectories)},
+        reward_funcs=("swift_gym_total",), model=model,
+        extra=["--agent_template", "hermes", "--max_completion_length", "2"],
+    )  # fmt: skip
+    assert marked_processes(mark) == []  # the run is over: none of its sandboxes is left
+    (path,) = trajectories.iterdir()
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(records) == 4  # 2 steps x 2 completions
+    assert log.read_text().splitlines() == ["sandbox"] * len(records)  # one per episode
+    for record in records:
+        assert record["status"] == "max_turns" and len(record["turns"]) == MAX_TURNS
+        for turn in record["turns"]:
+            assert [call["name"] for call in turn["tool_calls"]] == ["python", "python"]
+            assert [result["content"] for result in turn["tool_results"]] == ["stdout:\npid 1"] * 2
+    assert (run_dir / "completions.jsonl").exists()
