@@ -94,7 +94,7 @@ class ReasoningGymConfig(EnvConfig):
         description="A system prompt of your own; replaces system_prompt_style when set.",
     )
     tools: list[Literal[TOOL_NAMES]] = Field(  # type: ignore[valid-type]
-        default_factory=list,
+        [],  # pydantic copies it for each config
         max_length=len(TOOL_NAMES),
         description=(
             'Tools the episode offers: ["python"] lets the model run Python in a sandbox '
