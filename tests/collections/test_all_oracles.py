@@ -76,3 +76,35 @@ def test_the_oracle_succeeds_on_every_env_whose_oracle_is_exact(tmp_path):
     assert not failed, failed
     assert all(entry["episodes"] == ROWS_EACH for entry in per_env.values())
     assert summary["success_rate"] == 1.0 and summary["episodes"] == len(rows)
+
+
+def test_the_oracle_succeeds_through_the_python_tool_on_every_reasoning_gym_task(bwrap, tmp_path):
+    """`tools=["python"]`: on every task with an exact oracle, one row each, the oracle runs
+    code that prints the stored answer in the sandbox, then answers with what it printed."""
+    names = [name for name in with_exact_oracle() if name.startswith("reasoning_gym.")]
+    assert len(names) == 106 - 5  # the five verifier-scored tasks store no answer
+    tools = ["--set", 'tools=["python"]']
+    plain = [name for name in names if name not in CONFIGS]
+    made = run("dataset", "--mix", ",".join(f"{name}:1" for name in plain), "-n",
+               str(len(plain)), *tools, "-o", "mix.jsonl", cwd=tmp_path)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    composite = ["reasoning_gym.composite", *CONFIGS["reasoning_gym.composite"]]
+    made = run("dataset", *composite, "-n", "1", *tools, "-o", "composite.jsonl", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    rows = (tmp_path / "mix.jsonl").read_text() + (tmp_path / "composite.jsonl").read_text()
+    (tmp_path / "rows.jsonl").write_text(rows)
+    out = tmp_path / "oracle.jsonl"
+    args = ["eval", "--dataset", "rows.jsonl", "--policy", "oracle", "--json", "-o", str(out)]
+    result = run(*args, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    summary = json.loads(result.stdout)
+    assert set(summary["per_env"]) == set(names)
+    failed = {n: e for n, e in summary["per_env"].items() if e["success_rate"] != 1.0}
+    assert not failed, failed
+    for line in out.read_text().splitlines():
+        record = json.loads(line)
+        called, answered = record["turns"]
+        (printed,) = called["tool_results"]
+        assert printed["name"] == "python" and printed["content"].startswith("stdout:\n")
+        stdout = printed["content"].removeprefix("stdout:\n")
+        assert answered["reply"] == f"<answer>{stdout}</answer>"  # what the sandbox printed

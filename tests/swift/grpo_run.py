@@ -26,7 +26,8 @@ def swift_rlhf(
     """Train 2 steps on `dataset` with the swift_gym scheduler; return the run's output folder
     (logging.jsonl, completions.jsonl). `env`: more environment for the run; `batch_size`:
     completions per step (2 of each prompt); `model`: a checkpoint to start from (default: a
-    new tiny model); `args`: more `swift rlhf` arguments (`--agent_template hermes`)."""
+    new tiny model); `args`: more `swift rlhf` arguments (`--agent_template hermes`; a repeated flag
+    overrides the one above)."""
     model = model or build_tiny_model(root / "model")
     swift = Path(sys.executable).with_name("swift")
     command = [

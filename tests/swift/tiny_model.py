@@ -74,3 +74,35 @@ def build_tiny_model(
     )
     Qwen2ForCausalLM(config).save_pretrained(out)
     return out
+
+
+def build_calling_model(out: Path, text: str) -> Path:
+    """The tiny model, made to write `text` at every position, whatever the prompt: `text` is
+    added to the tokenizer as one token, and the weights make that token win by a margin no
+    sampling temperature overturns. For tests that need a real trainer's real engine to
+    generate something exact (a tool call that its `--agent_template` parses).
+
+    How: every embedding gets a constant 10 in dimension 0, no layer writes to dimension 0 (its
+    rows of o_proj and down_proj are zero), so the final hidden state is large and positive
+    there; the new token's embedding (tied with the output layer) has 1000 there, every other
+    token 10, so its logit leads by about 8,000.
+    """
+    import torch
+    from transformers import AutoTokenizer, Qwen2ForCausalLM
+
+    build_tiny_model(out)
+    tokenizer = AutoTokenizer.from_pretrained(out)
+    tokenizer.add_tokens([text])
+    tokenizer.save_pretrained(out)
+    token = tokenizer.convert_tokens_to_ids(text)
+    model = Qwen2ForCausalLM.from_pretrained(out)
+    model.resize_token_embeddings(len(tokenizer))
+    with torch.no_grad():
+        embeddings = model.get_input_embeddings().weight
+        embeddings[:, 0] = 10.0
+        embeddings[token, 0] = 1000.0
+        for layer in model.model.layers:
+            layer.self_attn.o_proj.weight[0, :] = 0.0
+            layer.mlp.down_proj.weight[0, :] = 0.0
+    model.save_pretrained(out)
+    return out

@@ -2,7 +2,8 @@
 
 The sandbox knows nothing of envs: it runs code under `SandboxLimits` and returns what happened
 (`RunResult`, `CallResult`). The default backend is bubblewrap (docs/sandbox.md says what it
-isolates and what stops each attack); `PythonTool` is the thin layer an env offers.
+isolates and what stops each attack); `PythonTool` is the thin layer an env offers, and
+`operator_limits()` the limits an operator sets for envs whose configs come from rows.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from .._lazy import attach
 
 _EXPORTS = {
     "SandboxLimits": "limits",
+    "operator_limits": "limits",
     "RunResult": "results",
     "CallResult": "results",
     "run": "oneshot",
@@ -27,6 +29,7 @@ __all__ = [
     "SandboxPool",
     "SandboxUnavailableError",
     "Session",
+    "operator_limits",
     "run",
 ]
 __getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)

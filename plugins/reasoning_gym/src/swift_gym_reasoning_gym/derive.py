@@ -21,10 +21,19 @@ import functools
 import typing
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, create_model, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from swift_gym import EnvConfig
+from swift_gym.errors import did_you_mean
 
 from .docs import field_comments
 from .fields import Translated, UnsupportedField, translate
@@ -38,6 +47,9 @@ DATASET_SEED_MAX = 2**32 - 1
 """reasoning-gym's own seeds wrap at 2**32 (`ReseedingDataset`)."""
 MAX_ATTEMPTS = 20
 MAX_PROMPT_CHARS = 20_000
+MAX_TOOL_CALLS = 32
+TOOL_NAMES = ("python",)
+"""The tools a row may ask for (`python_use.py` offers them)."""
 
 RENAMED = {"seed": "dataset_seed"}
 """Dataclass field -> model field, where swift-gym's own name wins."""
@@ -81,6 +93,42 @@ class ReasoningGymConfig(EnvConfig):
         max_length=MAX_PROMPT_CHARS,
         description="A system prompt of your own; replaces system_prompt_style when set.",
     )
+    tools: list[Literal[TOOL_NAMES]] = Field(  # type: ignore[valid-type]
+        [],  # pydantic copies it for each config
+        max_length=len(TOOL_NAMES),
+        description=(
+            'Tools the episode offers: ["python"] lets the model run Python in a sandbox '
+            "(one session per episode, under the operator's limits) before it answers; the "
+            "answer is still a reply without a tool call, in <answer></answer> tags."
+        ),
+    )
+    max_tool_calls: int = Field(
+        4,
+        ge=1,
+        le=MAX_TOOL_CALLS,
+        description=(
+            "With tools: the calls the model may make in an episode, refused ones included. "
+            "A reply that calls a tool after that is scored as an answer."
+        ),
+    )
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _known_tools(cls, tools: Any) -> Any:
+        """Unknown names refused with a did-you-mean (before pydantic's own Literal message)."""
+        if not isinstance(tools, list):
+            return tools  # pydantic says what is wrong
+        for name in tools:
+            if isinstance(name, str) and name not in TOOL_NAMES:
+                close = did_you_mean(name, TOOL_NAMES)
+                hint = f"; did you mean {close!r}?" if close else ""
+                raise ValueError(
+                    f"unknown tool {name[:64]!r}{hint} (the tools reasoning-gym envs offer: "
+                    f"{', '.join(TOOL_NAMES)})"
+                )
+        if len(set(map(str, tools))) != len(tools):
+            raise ValueError("each tool may be listed once")
+        return tools
 
     task: ClassVar[str] = ""
     """The reasoning-gym task name (`create_dataset`'s first argument)."""
