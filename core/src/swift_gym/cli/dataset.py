@@ -18,6 +18,8 @@ from rich.text import Text
 from ..config import SEED_MAX
 from ..json_text import dumps
 from ..output_files import describe, open_output
+from ..plugins import Terminated, describe_error
+from ..row_tools import RowTools
 from ..rows import RowChecker
 from .console import stderr
 from .envs import check_base_config
@@ -44,9 +46,14 @@ REMOTE_RESERVED = {
 """Refused with --remote too (the fields would go to the served env's config)."""
 
 
-def dataset_row(env_config: dict[str, Any]) -> dict[str, Any]:
-    """One ms-swift row: a placeholder user message and the env_config."""
-    return {"messages": [{"role": "user", "content": PLACEHOLDER}], "env_config": env_config}
+def dataset_row(env_config: dict[str, Any], tools: str | None = None) -> dict[str, Any]:
+    """One ms-swift row: a placeholder user message and the env_config, and the `tools` (JSON
+    text) of an env that offers tools, which ms-swift's agent template renders."""
+    row: dict[str, Any] = {"messages": [{"role": "user", "content": PLACEHOLDER}]}
+    if tools is not None:
+        row["tools"] = tools
+    row["env_config"] = env_config
+    return row
 
 
 def remote_config(env_config: dict[str, Any], urls: tuple[str, ...]) -> dict[str, Any]:
@@ -114,7 +121,9 @@ def dataset(
     """Write -n rows for env NAME (or the envs of --mix) in ms-swift's dataset format.
 
     Each row is {"messages": [{"role": "user", "content": "<placeholder>"}], "env_config":
-    {"name": NAME, "seed": S, ...--set fields}}. Every row is validated; if any is bad nothing
+    {"name": NAME, "seed": S, ...--set fields}}. A row of an env that offers tools also gets
+    "tools": the env's tools after its reset, as the JSON text `--agent_template` renders (the
+    prompt ms-swift trains on must hold them). Every row is validated; if any is bad nothing
     is written and the exit code is 1. With --remote URL, each row's env_config is
     {"name": "openenv", "seed": S, "base_url": URL, "env_config": {"name": NAME, "seed": S,
     ...}}: the env is played on that server.
@@ -150,20 +159,30 @@ def dataset(
         with (
             open_output(output) as file,
             RowChecker(registry, build=build) as checker,
+            RowTools(registry) as row_tools,
             progress_bar("rows") as bar,
         ):
             task = bar.add_task("writing rows", total=count)
             for index, env in enumerate(envs):
                 env_config = {"name": env, "seed": seed_start + index, **fields}
                 check = None if env in unchecked else checker.check(env_config)
+                problems = [str(p) for p in check.problems] if check is not None else []
+                tools = None
+                if not problems and env not in unchecked and not remote:
+                    try:
+                        tools = row_tools.tools_text(env_config)
+                    except Terminated:
+                        raise
+                    except (Exception, SystemExit) as error:  # a plugin's sys.exit() too
+                        problems.append(f"reading its tools after reset: {describe_error(error)}")
                 if remote:
                     env_config = remote_config(env_config, remote)
-                if check is not None and not check.ok:
+                if problems:
                     bad += 1
                     head = f"row {index} ({env}, seed {seed_start + index}): "
-                    for problem in check.problems:
-                        stderr().print(Text.assemble((head, "bold red"), str(problem)))
-                file.write(dumps(dataset_row(env_config)) + "\n")
+                    for problem in problems:
+                        stderr().print(Text.assemble((head, "bold red"), problem))
+                file.write(dumps(dataset_row(env_config, tools)) + "\n")
                 per_env[env] += 1
                 bar.advance(task)
             if bad:
