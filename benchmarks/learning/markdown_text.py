@@ -8,6 +8,11 @@ from pathlib import Path
 from report import curve_table, episode_lines, interval, policy_table, stage_table
 
 
+def goal_c(objs: list[dict]) -> str:
+    """Experiment C's goal is A's: the same bar, reached by calling a tool."""
+    return goal_a(objs)
+
+
 def goal_a(objs: list[dict]) -> str:
     start = next(o for o in objs if o["stage"] == "format warm start")
     end = next(o for o in objs if o["stage"] == "GRPO")
@@ -141,6 +146,9 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
             "",
         ]
         lines += episode_section(files["B"])
+    c = [o for o in objs if o["experiment"] == "C"]
+    if c:
+        lines += experiment_c_section(c, files["C"], s)
     lines += what_it_took()
     lines += [
         "## The commands, in order",
@@ -156,6 +164,63 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
         lines.append(f"| {stage} | {seconds:.0f} | `{shown}` |")
     lines.append("")
     return "\n".join(lines)
+
+
+def experiment_c_section(c: list[dict], files: dict, s: dict) -> list[str]:
+    """Experiment C: A on the same map, each move a call of the tool `move`."""
+    m = c[0].get("model") or {}
+    agent = s.get("agent_template", "hermes")
+    grpo = next(o for o in c if "curve" in o)
+    lines = [
+        "## Experiment C: the classic map, each move a tool call",
+        "",
+        "FrozenLake with `action_format: tool`: the episode offers one function, `move`, whose "
+        "one parameter `direction` is an enum of the four directions, and a reply is a move "
+        "only when it holds exactly one valid call of it (anything else is an invalid action, "
+        f"priced {s.get('invalid_action_reward', -0.5):g} in the GRPO rows). Every stage "
+        f"runs through ms-swift's `--agent_template {agent}` on the `qwen2_5` template: the "
+        "system prompt carries the tools block the agent template writes, a reply "
+        '`<tool_call>\n{"name": "move", "arguments": {"direction": "down"}}\n</tool_call>` '
+        "is parsed by ms-swift's engine into `tool_calls` that the `swift_gym` scheduler "
+        "hands to the env, and the env's tool result comes back as a `role: tool` message "
+        "(a `<tool_response>`, no loss). Its own scratch model "
+        f"(`model.py --tools`, {m.get('parameters', 0):,} parameters, "
+        f"{m.get('vocab_size', 0)} tokens): the BPE is trained on the prompt and the tool "
+        "responses as the agent template renders them, and each of the four call texts, "
+        "written by ms-swift's hermes agent template, is one added token (a reply is that "
+        "token and `<|im_end|>`, as in A). A and B keep their model.",
+        "",
+        f"Format warm start: `swift sft --agent_template {agent}`, {s['c_format_epochs']:g} "
+        f"epochs on {s['c_format_episodes']} episodes of uniformly random valid calls "
+        "(`format_episodes.py --tool`, exported by `swift-gym export` as ms-swift agent rows: "
+        "`tools`, `tool_call` and `tool_response` messages). GRPO: `swift rlhf "
+        f"--agent_template {agent} --multi_turn_scheduler swift_gym` for "
+        f"{s['c_grpo_steps']} optimizer steps, {rollouts(s['c_grpo_steps'], s)} rollout(s) "
+        f"of {s['c_prompts']} row(s) x {s['c_generations']} episodes, learning rate "
+        f"{s['c_lr']:g}, on rows of `swift-gym dataset` given the env's tools "
+        "(`tool_rows.py`: ms-swift encodes the prompt it trains on from the row's `tools`). "
+        "Evaluation encodes each prompt with ms-swift's own template object and parses each "
+        "reply with the agent template's parser, as the engine does (`local_policy.py`).",
+        "",
+        *stage_table(c),
+        "",
+        goal_c(c),
+        "",
+        "Learning curve (the episodes GRPO played, from the `SWIFT_GYM_TRAJECTORIES` files, "
+        "which hold each turn's `tool_calls` and `tool_results`):",
+        "",
+        *curve_table(grpo["curve"]),
+        "",
+    ]
+    policy = grpo.get("policy_by_position")
+    if policy:
+        lines += [
+            f"What GRPO's policy did in each cell (steps >= {policy['from_step']:g}):",
+            "",
+            *policy_table(policy),
+            "",
+        ]
+    return lines + episode_section(files)
 
 
 def episode_section(files: dict[str, Path]) -> list[str]:

@@ -17,9 +17,10 @@ With `tools=True` (experiment C, `action_format: tool` through `--agent_template
 replies are the template's own text for a call of `move`, `<tool_call>\n{"name": "move",
 "arguments": {"direction": "up"}}\n</tool_call>` and so on, one added token each (written by
 ms-swift's hermes agent template here, not by hand), and the BPE is trained on what the template
-shows the model: the system prompt with the tools block and the tool responses. Without it the
-call is ~20 BPE pieces and the tools block ~500 tokens. A and B's model is built without it,
-byte for byte as before.
+shows the model: the system prompt with the tools block and the tool responses; the tools block
+and the `<tool_response>` wrapping, the same in every episode, are added tokens too
+(`hermes_fixed_texts`). Without them the call is ~20 BPE pieces and the tools block ~230.
+A and B's model is built without any of it, byte for byte as before.
 """
 
 from __future__ import annotations
@@ -62,6 +63,21 @@ def hermes_texts() -> tuple[list[str], object]:
         for a in ACTIONS
     ]
     return calls, hermes
+
+
+def hermes_fixed_texts() -> list[str]:
+    """The text hermes adds around what the env wrote, the same in every episode: the tools
+    block it appends to the system prompt (for FrozenLake's `move`) and the wrapping of a tool
+    response. One token each: as BPE pieces, the tools block alone is ~230 tokens of every
+    prompt, and on 2 shared cores the sequence length is what a training step costs."""
+    import swift_gym
+    from swift_gym.tools import offered_tools
+
+    _, hermes = hermes_texts()
+    env = swift_gym.make({"name": "frozen_lake", "action_format": "tool"})
+    asyncio.run(env.reset())
+    block = hermes._format_tools(list(offered_tools(env)), "")  # "\n\n# Tools\n\n..."
+    return [block, "<tool_response>\n", "\n</tool_response>"]
 
 
 def corpus(episodes: int = 300, tools: bool = False) -> list[str]:
@@ -137,7 +153,7 @@ def build_model(out: Path, size: str = "tiny", seed: int = 0, tools: bool = Fals
         tokenizer_object=tokenizer, eos_token="<|im_end|>", pad_token="<|endoftext|>"
     )
     replies = hermes_texts()[0] if tools else ACTION_TOKENS
-    fast.add_tokens(replies + POSITION_TOKENS)
+    fast.add_tokens(replies + POSITION_TOKENS + (hermes_fixed_texts() if tools else []))
     fast.chat_template = CHATML
     fast.save_pretrained(out)
     hidden, layers, heads, kv_heads, intermediate = SIZES[size]
@@ -169,6 +185,7 @@ def build_model(out: Path, size: str = "tiny", seed: int = 0, tools: bool = Fals
         "one_token_lines": len(replies) + len(POSITION_TOKENS),
     }
     if tools:
+        summary["one_token_hermes_texts"] = len(hermes_fixed_texts())
         summary["tools"] = "hermes"
     (out / "swift_gym_learning.json").write_text(json.dumps(summary, indent=1))
     return summary
