@@ -287,5 +287,26 @@ def what_it_took() -> list[str]:
         "steps) with no trend, and scored 0.235 held out against the same SFT's 0.210. The "
         "model reads its position but not yet the map around it: half the SFT policy's "
         "failures are holes it walks into.",
+        *what_it_took_c(),
         "",
+    ]
+
+
+def what_it_took_c() -> list[str]:
+    """Experiment C's runs before its settings (2026-12-02, 2 cores shared with other jobs at
+    a load of 4 to 9, so every stage ran several times slower than A's full run)."""
+    return [
+        "- *Experiment C, the tokenizer.* ms-swift 4.6's hermes agent template (on `qwen2_5`) "
+        'writes a call as `<tool_call>\\n{"name": "move", "arguments": {"direction": "up"}}'
+        "\\n</tool_call>`, appends a ~1,000-character tools block to the system prompt and "
+        "wraps each tool result in `<tool_response>\\n...\\n</tool_response>`. With the "
+        "four calls as added tokens and a BPE trained on that text, the prompt of a two-turn "
+        "chat was 441 tokens (the tools block alone ~230: byte-level BPE does not merge across "
+        "words) and `swift sft` of the warm start ran at 6 s a step on the shared cores (25 "
+        "minutes for A's 250 steps); with the tools block and the response wrapping one added "
+        "token each, 235 tokens.",
+        "- *Experiment C, the warm start.* 10 epochs on 200 episodes of random valid calls "
+        "(130 steps): final loss 0.47, which is ln 4 / 3, the trained tokens of a turn being "
+        "the call (uniform over four), `<|im_end|>` and the newline: the format learned, "
+        "nothing about the map.",
     ]
