@@ -306,7 +306,12 @@ def what_it_took_c() -> list[str]:
         "minutes for A's 250 steps); with the tools block and the response wrapping one added "
         "token each, 235 tokens.",
         "- *Experiment C, the warm start.* 10 epochs on 200 episodes of random valid calls "
-        "(130 steps): final loss 0.47, which is ln 4 / 3, the trained tokens of a turn being "
-        "the call (uniform over four), `<|im_end|>` and the newline: the format learned, "
-        "nothing about the map.",
+        "(130 steps) ended at loss 0.47, which is ln 4 / 3 (a turn's trained tokens are the "
+        "call, uniform over four, `<|im_end|>` and the newline): the format learned, nothing "
+        "about the map. GRPO from it (400 steps, A's other settings) did not learn: training "
+        "success stayed between 0.02 and 0.14 while invalid replies (empty ones, and BPE "
+        "junk) rose from 1% to 20% by step 240 and 38% at step 260, KL to the warm start "
+        "above 1; stopped there. A's lesson again (a 3-epoch warm start drifted into invalid "
+        "replies at this learning rate, 10 epochs held): the warm start of 400 episodes, "
+        "250 steps, as A's.",
     ]
