@@ -5,7 +5,9 @@ Every stage really runs (`swift sft`, `swift rlhf` GRPO with the swift_gym sched
 `swift-gym eval/export/dataset/report`), a few steps each on a ~100K-parameter model; the numbers
 mean nothing at this size, their shape and consistency are what is checked. Cost: about 9
 minutes on 2 shared cores (9m14s of CPU, mostly the start-up of 13 processes that import
-torch, transformers or ms-swift), not the 3 minutes aimed at.
+torch, transformers or ms-swift), not the 3 minutes aimed at; experiment C (tool calls through
+`--agent_template hermes`) adds 7 such processes: 17 minutes with it, on 2 cores that other
+jobs kept at a load of 4 to 9.
 """
 
 from __future__ import annotations
