@@ -180,7 +180,7 @@ def experiment_c_section(c: list[dict], files: dict, s: dict) -> list[str]:
         f"priced {s.get('invalid_action_reward', -0.5):g} in the GRPO rows). Every stage "
         f"runs through ms-swift's `--agent_template {agent}` on the `qwen2_5` template: the "
         "system prompt carries the tools block the agent template writes, a reply "
-        '`<tool_call>\n{"name": "move", "arguments": {"direction": "down"}}\n</tool_call>` '
+        '`<tool_call>\\n{"name": "move", "arguments": {"direction": "down"}}\\n</tool_call>` '
         "is parsed by ms-swift's engine into `tool_calls` that the `swift_gym` scheduler "
         "hands to the env, and the env's tool result comes back as a `role: tool` message "
         "(a `<tool_response>`, no loss). Its own scratch model "
@@ -314,4 +314,13 @@ def what_it_took_c() -> list[str]:
         "above 1; stopped there. A's lesson again (a 3-epoch warm start drifted into invalid "
         "replies at this learning rate, 10 epochs held): the warm start of 400 episodes, "
         "250 steps, as A's.",
+        "- *Experiment C, 400 GRPO steps.* With A's 250-step warm start invalid replies stayed "
+        "under 1% for all 400 steps (so the longer warm start is what held the format), but "
+        "the rollouts found the goal rarely: training success 0.003 to 0.03 (windows of 40 "
+        "steps) until step 200, then 0.05 to 0.09; evaluated, 0.010 -> 0.090 [0.058, 0.138], "
+        "the late policy going down or right in every cell (about 0.45 and 0.35) whatever its "
+        "position: where A stood at its step 100, before its jump (0.05 -> 0.88 in the next "
+        "100 steps). A learned at steps 100 to 450 across runs and trains for 1000; C was cut "
+        "to 400 to fit the shared CPU's time, and 1000 steps is what it runs now, not yet run "
+        "to the end.",
     ]
