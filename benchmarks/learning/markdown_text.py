@@ -325,5 +325,10 @@ def what_it_took_c() -> list[str]:
         "checkpoint (a second run: warmup, schedule and KL reference restarted there) did "
         "learn, as A does: training success 0.06 to 0.13 over its first 120 steps, then "
         "0.18, 0.34, 0.56, 0.72, 0.82 and 0.78 (windows of 20 steps) and 0.86 to 0.93 from "
-        "its step 240. So C trains for A's 1000 steps; that run is not yet made in one piece.",
+        "its step 240. So C trains for A's 1000 steps; that run is not yet made in one piece. "
+        "But evaluate.py scored that checkpoint 0.195 sampled and 0 greedy, where its last "
+        "training episodes won 0.9: greedy, it goes up, down, down and then down into the "
+        "hole at (2,0), where in training it went right. So from the third turn on the "
+        "evaluation's prompt still differs from the rollout's somewhere the quick test's "
+        "check (the same messages through ms-swift's template) does not reach; open.",
     ]
