@@ -62,6 +62,8 @@ def flag(words: list[str], name: str) -> str:
          run.FULL.a_format_epochs),
         ("experiment_b.sh", run.FULL.b_grpo_steps, run.FULL.b_generations, run.FULL.b_prompts,
          run.FULL.b_sft_epochs),
+        ("experiment_c.sh", run.FULL.c_grpo_steps, run.FULL.c_generations, run.FULL.c_prompts,
+         run.FULL.c_format_epochs),
     ],
 )  # fmt: skip
 def test_the_gpu_recipe_trains_as_the_pipeline_does(
@@ -86,5 +88,15 @@ def test_the_gpu_recipe_trains_as_the_pipeline_does(
     assert float(flag(sft, "--num_train_epochs")) == sft_epochs
     assert flag(grpo, "--seed") == flag(sft, "--seed") == "$SEED"  # one run per training seed
     row_sets = {rows[i + 1] for i, word in enumerate(rows) if word == "--set"}
-    for key, value in run.training_rewards(settings).items():
+    tool = recipe == "experiment_c.sh"
+    for key, value in run.training_rewards(settings, tool=tool).items():
         assert f"{key}={value}" in row_sets, (recipe, key)
+    if tool:  # every command that encodes a prompt does it through the same agent template
+        assert "action_format=tool" in row_sets
+        assert flag(grpo, "--agent_template") == flag(sft, "--agent_template")
+        assert flag(grpo, "--agent_template") == settings.agent_template
+        (evaluate,) = [c for c in commands if "benchmarks/learning/evaluate.py" in c]
+        assert flag(evaluate, "--agent-template") == settings.agent_template
+        assert "--tool" in next(c for c in commands if "format_episodes.py" in " ".join(c))
+    else:
+        assert "--agent_template" not in grpo

@@ -48,6 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the sampling generator")
     parser.add_argument("--max-new-tokens", type=int, default=4, help="tokens per reply")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1 ...")
+    parser.add_argument(
+        "--agent-template", help="encode and parse with ms-swift's template and this agent "
+        "template (tool envs: hermes), as `--agent_template` trains",
+    )  # fmt: skip
+    parser.add_argument("--template", default="qwen2_5", help="ms-swift's template type")
+    parser.add_argument("--model-type", default="qwen2", help="ms-swift's model type")
     parser.add_argument("-o", "--output", type=Path, required=True)
     parser.add_argument("--json", type=Path, required=True, help="write the summary here")
     parser.add_argument(
@@ -66,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         args.max_new_tokens,
         args.seed,
         args.device,
+        args.agent_template,
+        args.template,
+        args.model_type,
     )
     config = {"name": args.env, **parse_set(args.set)}
     failed = play(swift_gym, policy, config, args, args.output, args.json)

@@ -2,8 +2,10 @@
 
 `swift-gym eval --policy random` draws from generic replies, half of them invalid on purpose;
 the warm start must teach the format and nothing about the map, so here each reply is one of
-the four `<action>DIR</action>` tags, uniformly, from a seeded RNG. The file is `eval -o`'s
-format, for `swift-gym export`.
+the four `<action>DIR</action>` tags, uniformly, from a seeded RNG. With `--tool` (experiment
+C, `--set action_format=tool`) each reply is an assistant message calling `move` with one of the
+four directions instead. The file is `eval -o`'s format, for `swift-gym export` (tool episodes
+become ms-swift's agent SFT rows).
 
     python benchmarks/learning/format_episodes.py --set map=SFFF/FHFH/FFFH/HFFG -n 400 -o f.jsonl
 """
@@ -18,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from evaluate import parse_set
-from model import ACTION_TOKENS
+from model import ACTION_TOKENS, ACTIONS, move_message
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed-start", type=int, default=0)
     parser.add_argument("--max-turns", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tool", action="store_true", help="replies call move (tool envs)")
     parser.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args(argv)
 
@@ -36,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
 
     rng = random.Random(args.seed)
 
-    def uniform_action(messages: list, env: object) -> str:
+    def uniform_action(messages: list, env: object) -> str | dict:
+        if args.tool:
+            return move_message(rng.choice(ACTIONS))
         return rng.choice(ACTION_TOKENS)
 
     result = swift_gym.evaluate(

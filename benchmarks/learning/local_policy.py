@@ -7,12 +7,21 @@ is two decoding steps. The library plays the same episodes with the same records
 writes (the tokenizer's chat template, checked in `tests/swift/test_learning_quick.py`). The GPU
 recipe in `examples/learning_gpu/` uses `swift deploy` instead.
 
+With an agent template (experiment C: `--agent-template hermes`, FrozenLake's `action_format:
+tool`) the prompt is encoded by ms-swift's own template object, `get_template(..., template_type,
+agent_template=...)`, with the env's tools, as GRPO's rollouts encode it, and the reply is read
+by the agent template's parser, as ms-swift's engines read it (`InferEngine._get_toolcall`): the
+policy returns an assistant message holding the reply's text and its `tool_calls`, so the records
+hold the calls and the env's tool results. `tests/swift/test_learning_quick.py` checks that the
+prompt's token ids are ms-swift's.
+
 Sampling is seeded: one torch generator per evaluation, episodes played one at a time
 (`concurrency=1`), so a rerun replays the same episodes.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +42,9 @@ class LocalPolicy:
         max_new_tokens: int = 4,
         seed: int = 0,
         device: str = "cpu",
+        agent_template: str | None = None,
+        template_type: str = "qwen2_5",
+        model_type: str = "qwen2",
     ):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -53,12 +65,48 @@ class LocalPolicy:
         ends = [ends] if isinstance(ends, int) else list(ends or [])
         self.end_ids = {self.tokenizer.eos_token_id, *ends}
         self.__name__ = f"local:{Path(checkpoint).name}"
+        self.template = None
+        if agent_template:
+            from swift.model import get_processor
+            from swift.template import get_template
 
-    def __call__(self, messages: list[dict[str, Any]], env: Any = None) -> str:
+            processor = get_processor(str(checkpoint), model_type=model_type, download_model=False)
+            self.template = get_template(
+                processor, template_type=template_type, agent_template=agent_template
+            )
+
+    def prompt_ids(self, messages: list[dict[str, Any]], tools: list | None = None) -> list[int]:
+        """The prompt's token ids, the assistant's turn opened: the tokenizer's chat template,
+        or with an agent template ms-swift's template given `tools`. There an assistant message
+        whose content holds its reply's text (as this policy and ms-swift's engines return it)
+        is written from that text, as GRPO's requests hold it; one with only `tool_calls` (an
+        oracle's) from the calls, which the agent template writes. An observation after tool
+        results joins the last tool message, as the `swift_gym` scheduler sends it."""
+        if self.template is None:
+            return list(
+                self.tokenizer.apply_chat_template(
+                    messages, add_generation_prompt=True, tokenize=True, return_dict=True
+                )["input_ids"]
+            )
+        shown: list[dict[str, Any]] = []
+        for m in messages:
+            if m.get("role") == "assistant" and m.get("content"):
+                m = {k: v for k, v in m.items() if k != "tool_calls"}
+            elif m.get("role") == "user" and shown and shown[-1].get("role") == "tool":
+                # the scheduler's form (ms_swift_tool_messages): ms-swift's templates take no
+                # user turn after tool results, so the observation ends the last tool message
+                last = shown[-1]
+                text = f"{last['content']}\n\n{m['content']}" if last["content"] else m["content"]
+                shown[-1] = {**last, "content": text}
+                continue
+            shown.append(m)
+        inputs = {"messages": shown, "tools": list(tools) if tools else None}
+        return list(self.template.encode(inputs)["input_ids"])
+
+    def __call__(self, messages: list[dict[str, Any]], env: Any = None) -> str | dict[str, Any]:
         torch = self.torch
-        ids = self.tokenizer.apply_chat_template(
-            messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
-        )["input_ids"].to(self.device)
+        tools = list(env.tools()) if self.template is not None and env is not None else None
+        ids = torch.tensor([self.prompt_ids(messages, tools)], device=self.device)
         new: list[int] = []
         past = None
         with torch.no_grad():
@@ -71,7 +119,31 @@ class LocalPolicy:
                     break
                 new.append(token)
                 step_input = torch.tensor([[token]], device=self.device)
-        return self.tokenizer.decode(new, skip_special_tokens=False)
+        text = self.tokenizer.decode(new, skip_special_tokens=False)
+        return text if self.template is None else self.reply_message(text)
+
+    def reply_message(self, text: str) -> str | dict[str, Any]:
+        """`text` as ms-swift's engines return it with an agent template: the text, and the
+        calls its parser finds as OpenAI `tool_calls`; the plain text when it finds none."""
+        try:
+            functions = self.template.agent_template.get_toolcall(text)
+        except Exception:  # the engine, too, treats a reply it cannot parse as no call
+            functions = []
+        if not functions:
+            return text
+        calls = []
+        for index, function in enumerate(functions):
+            arguments = function.arguments
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments, ensure_ascii=False)
+            calls.append(
+                {
+                    "id": f"call_{index}",
+                    "type": "function",
+                    "function": {"name": function.name, "arguments": arguments},
+                }
+            )
+        return {"role": "assistant", "content": text, "tool_calls": calls}
 
     def _pick(self, logits: Any) -> int:
         torch = self.torch

@@ -16,6 +16,11 @@ from report import (
 )
 
 
+def goal_c(objs: list[dict]) -> str:
+    """Experiment C's goal is A's: the same bar, reached by calling a tool."""
+    return goal_a(objs)
+
+
 def goal_a(objs: list[dict]) -> str:
     """Experiment A's goal, judged on every training seed."""
     results = []
@@ -192,6 +197,9 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
             "",
         ]
         lines += episode_section(files["B"])
+    c = [o for o in objs if o["experiment"] == "C"]
+    if c:
+        lines += experiment_c_section(c, files["C"], s)
     lines += what_it_took()
     lines += what_varies(meta)
     pinned = " ".join(f"{k}={v}" for k, v in meta.get("pinned", {}).items())
@@ -273,6 +281,67 @@ def episode_section(files: dict[str, dict[str, str]]) -> list[str]:
     return lines
 
 
+def experiment_c_section(c: list[dict], files: dict, s: dict) -> list[str]:
+    """Experiment C: A on the same map, each move a call of the tool `move`."""
+    m = c[0].get("model") or {}
+    agent = s.get("agent_template", "hermes")
+    seed, runs = first_seed(c)
+    grpo = next(o for o in runs if "curve" in o)
+    lines = [
+        "## Experiment C: the classic map, each move a tool call",
+        "",
+        "FrozenLake with `action_format: tool`: the episode offers one function, `move`, whose "
+        "one parameter `direction` is an enum of the four directions, and a reply is a move "
+        "only when it holds exactly one valid call of it (anything else is an invalid action, "
+        f"priced {s.get('invalid_action_reward', -0.5):g} in the GRPO rows). Every stage "
+        f"runs through ms-swift's `--agent_template {agent}` on the `qwen2_5` template: the "
+        "system prompt carries the tools block the agent template writes, a reply "
+        '`<tool_call>\\n{"name": "move", "arguments": {"direction": "down"}}\\n</tool_call>` '
+        "is parsed by ms-swift's engine into `tool_calls` that the `swift_gym` scheduler "
+        "hands to the env, and the env's tool result comes back as a `role: tool` message "
+        "(a `<tool_response>`, no loss). Its own scratch model "
+        f"(`model.py --tools`, {m.get('parameters', 0):,} parameters, "
+        f"{m.get('vocab_size', 0)} tokens): the BPE is trained on the prompt and the tool "
+        "responses as the agent template renders them, and each of the four call texts, "
+        "written by ms-swift's hermes agent template, is one added token (a reply is that "
+        "token and `<|im_end|>`, as in A). A and B keep their model.",
+        "",
+        f"Format warm start: `swift sft --agent_template {agent}`, {s['c_format_epochs']:g} "
+        f"epochs on {s['c_format_episodes']} episodes of uniformly random valid calls "
+        "(`format_episodes.py --tool`, exported by `swift-gym export` as ms-swift agent rows: "
+        "`tools`, `tool_call` and `tool_response` messages). GRPO: `swift rlhf "
+        f"--agent_template {agent} --multi_turn_scheduler swift_gym` for "
+        f"{s['c_grpo_steps']} optimizer steps, {rollouts(s['c_grpo_steps'], s)} rollout(s) "
+        f"of {s['c_prompts']} row(s) x {s['c_generations']} episodes, learning rate "
+        f"{s['c_lr']:g}, on rows of `swift-gym dataset` given the env's tools "
+        "(`swift-gym dataset` writes them for a tool env: ms-swift encodes the prompt it "
+        "trains on from the row's `tools`). "
+        "Evaluation encodes each prompt with ms-swift's own template object and parses each "
+        "reply with the agent template's parser, as the engine does (`local_policy.py`).",
+        "",
+        *stage_table(c),
+        "",
+        *spread_section(c),
+        goal_c(c),
+        "",
+        "Learning curve (the episodes GRPO played, from the `SWIFT_GYM_TRAJECTORIES` files, "
+        "which hold each turn's `tool_calls` and `tool_results`):",
+        "",
+        *curve_table(curves(c)),
+        "",
+    ]
+    policy = grpo.get("policy_by_position")
+    if policy:
+        lines += [
+            f"What GRPO's policy of seed {seed} did in each cell (steps >= "
+            f"{policy['from_step']:g}):",
+            "",
+            *policy_table(policy),
+            "",
+        ]
+    return lines + episode_section(files)
+
+
 def what_it_took() -> list[str]:
     """What the runs before this pipeline's settings showed: fixed text, not this run's numbers
     (the pipeline's own commands run by hand, one setting changed, 2026-12-01, 2 shared cores)."""
@@ -330,5 +399,48 @@ def what_it_took() -> list[str]:
         "steps) with no trend, and scored 0.235 held out against the same SFT's 0.210. The "
         "model reads its position but not yet the map around it: half the SFT policy's "
         "failures are holes it walks into.",
+        *what_it_took_c(),
         "",
+    ]
+
+
+def what_it_took_c() -> list[str]:
+    """Experiment C's runs before its settings (2026-12-02, 2 cores shared with other jobs at
+    a load of 4 to 9, so every stage ran several times slower than A's full run)."""
+    return [
+        "- *Experiment C, the tokenizer.* ms-swift 4.6's hermes agent template (on `qwen2_5`) "
+        'writes a call as `<tool_call>\\n{"name": "move", "arguments": {"direction": "up"}}'
+        "\\n</tool_call>`, appends a ~1,000-character tools block to the system prompt and "
+        "wraps each tool result in `<tool_response>\\n...\\n</tool_response>`. With the "
+        "four calls as added tokens and a BPE trained on that text, the prompt of a two-turn "
+        "chat was 441 tokens (the tools block alone ~230: byte-level BPE does not merge across "
+        "words) and `swift sft` of the warm start ran at 6 s a step on the shared cores (25 "
+        "minutes for A's 250 steps); with the tools block and the response wrapping one added "
+        "token each, 235 tokens.",
+        "- *Experiment C, the warm start.* 10 epochs on 200 episodes of random valid calls "
+        "(130 steps) ended at loss 0.47, which is ln 4 / 3 (a turn's trained tokens are the "
+        "call, uniform over four, `<|im_end|>` and the newline): the format learned, nothing "
+        "about the map. GRPO from it (400 steps, A's other settings) did not learn: training "
+        "success stayed between 0.02 and 0.14 while invalid replies (empty ones, and BPE "
+        "junk) rose from 1% to 20% by step 240 and 38% at step 260, KL to the warm start "
+        "above 1; stopped there. A's lesson again (a 3-epoch warm start drifted into invalid "
+        "replies at this learning rate, 10 epochs held): the warm start of 400 episodes, "
+        "250 steps, as A's.",
+        "- *Experiment C, 400 GRPO steps.* With A's 250-step warm start invalid replies stayed "
+        "under 1% for all 400 steps (so the longer warm start is what held the format), but "
+        "the rollouts found the goal rarely: training success 0.003 to 0.03 (windows of 40 "
+        "steps) until step 200, then 0.05 to 0.09; evaluated, 0.010 -> 0.090 [0.058, 0.138], "
+        "the late policy going down or right in every cell (about 0.45 and 0.35) whatever its "
+        "position: where A stood at its step 100, before its jump (0.05 -> 0.88 in the next "
+        "100 steps). A learned at steps 100 to 450 across runs and trains for 1000; C was cut "
+        "to 400 to fit the shared CPU's time. The same GRPO command run on from that 400-step "
+        "checkpoint (a second run: warmup, schedule and KL reference restarted there) did "
+        "learn, as A does: training success 0.06 to 0.13 over its first 120 steps, then "
+        "0.18, 0.34, 0.56, 0.72, 0.82 and 0.78 (windows of 20 steps) and 0.86 to 0.93 from "
+        "its step 240. So C trains for A's 1000 steps; that run is not yet made in one piece. "
+        "But evaluate.py scored that checkpoint 0.195 sampled and 0 greedy, where its last "
+        "training episodes won 0.9: greedy, it goes up, down, down and then down into the "
+        "hole at (2,0), where in training it went right. So from the third turn on the "
+        "evaluation's prompt still differs from the rollout's somewhere the quick test's "
+        "check (the same messages through ms-swift's template) does not reach; open.",
     ]

@@ -12,6 +12,15 @@ classic map after 250 GRPO steps) and no further; trained directly on the oracle
 random-walk contexts, it reached 0.89 accuracy in 150 steps where the one-token line reached
 1.0 in 100. ms-swift loads the result with `--model_type qwen2 --template qwen2_5`; the chat
 template here writes the same ChatML.
+
+With `tools=True` (experiment C, `action_format: tool` through `--agent_template hermes`) the
+replies are the template's own text for a call of `move`, `<tool_call>\n{"name": "move",
+"arguments": {"direction": "up"}}\n</tool_call>` and so on, one added token each (written by
+ms-swift's hermes agent template here, not by hand), and the BPE is trained on what the template
+shows the model: the system prompt with the tools block and the tool responses; the tools block
+and the `<tool_response>` wrapping, the same in every episode, are added tokens too
+(`hermes_fixed_texts`). Without them the call is ~20 BPE pieces and the tools block ~230.
+A and B's model is built without any of it, byte for byte as before.
 """
 
 from __future__ import annotations
@@ -41,34 +50,90 @@ SIZES = {
 }
 
 
-def corpus(episodes: int = 300) -> list[str]:
+def hermes_texts() -> tuple[list[str], object]:
+    """The four `move` calls as ms-swift's hermes agent template writes an assistant's tool
+    call, and the template (it also renders the tools block and the tool responses)."""
+    from swift.agent_template import agent_template_map
+
+    hermes = agent_template_map["hermes"]()
+    calls = [
+        hermes._format_tool_calls(
+            [{"role": "tool_call", "content": {"name": "move", "arguments": {"direction": a}}}]
+        )
+        for a in ACTIONS
+    ]
+    return calls, hermes
+
+
+def hermes_fixed_texts() -> list[str]:
+    """The text hermes adds around what the env wrote, the same in every episode: the tools
+    block it appends to the system prompt (for FrozenLake's `move`) and the wrapping of a tool
+    response. One token each: as BPE pieces, the tools block alone is ~230 tokens of every
+    prompt, and on 2 shared cores the sequence length is what a training step costs."""
+    import swift_gym
+    from swift_gym.tools import offered_tools
+
+    _, hermes = hermes_texts()
+    env = swift_gym.make({"name": "frozen_lake", "action_format": "tool"})
+    asyncio.run(env.reset())
+    block = hermes._format_tools(list(offered_tools(env)), "")  # "\n\n# Tools\n\n..."
+    return [block, "<tool_response>\n", "\n</tool_response>"]
+
+
+def corpus(episodes: int = 300, tools: bool = False) -> list[str]:
     """Texts the model will read: FrozenLake's system prompt and observations of random walks on
-    random 4x4 maps and the classic map, with ChatML role names."""
+    random 4x4 maps and the classic map, with ChatML role names. With `tools`, the episodes of
+    `action_format: tool` as the hermes agent template renders them: the system prompt with
+    its tools block, each observation in a `<tool_response>`."""
     import swift_gym
 
-    texts = ["system user assistant"] * 50 + ACTION_TOKENS * 50
+    replies = ACTION_TOKENS
+    hermes = None
+    if tools:
+        replies, hermes = hermes_texts()
+    texts = ["system user assistant"] * 50 + replies * 50
+    if tools:  # as the template writes them, after <|im_start|>: no leading space
+        texts += ["user", "assistant"] * 50
     rng = random.Random(0)
     for index in range(episodes):
         config = {"name": "frozen_lake", "seed": index}
         if index % 3 == 0:
             config["map"] = "SFFF/FHFH/FFFH/HFFG"
+        if tools:
+            config["action_format"] = "tool"
         env = swift_gym.make(config)
         observation, _, system_prompt = asyncio.run(env.reset())
+        if hermes is not None:
+            system_prompt = hermes._format_tools(list(env.tools()), system_prompt)
         texts += [system_prompt, observation]
         for _ in range(6):
-            reply = rng.choice(ACTION_TOKENS)
-            observation, _, done, _ = asyncio.run(
-                env.step([{"role": "assistant", "content": reply}])
-            )
+            index_ = rng.randrange(len(ACTIONS))
+            if hermes is None:
+                reply: object = {"role": "assistant", "content": ACTION_TOKENS[index_]}
+            else:
+                reply = move_message(ACTIONS[index_])
+            step = asyncio.run(env.step([reply]))
+            observation, _, done, _ = step
+            results = getattr(step, "tool_results", ())
+            if hermes is not None and results:
+                observation = hermes._get_tool_responses([{"content": r.content} for r in results])
             texts.append(observation)
             if done:
                 break
     return texts
 
 
-def build_model(out: Path, size: str = "tiny", seed: int = 0) -> dict:
+def move_message(direction: str) -> dict:
+    """An assistant message calling `move` with `direction` (OpenAI's shape)."""
+    from swift_gym.choice_tool import message
+
+    return message("", [("call_0", "move", json.dumps({"direction": direction}))])
+
+
+def build_model(out: Path, size: str = "tiny", seed: int = 0, tools: bool = False) -> dict:
     """Write a random-weight Qwen2ForCausalLM and its tokenizer into `out`; return a summary
-    (parameter count, vocabulary size, shape)."""
+    (parameter count, vocabulary size, shape). `tools`: the tokenizer of experiment C (the
+    module docstring)."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
@@ -78,16 +143,17 @@ def build_model(out: Path, size: str = "tiny", seed: int = 0) -> dict:
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=600,
+        vocab_size=1000 if tools else 600,
         special_tokens=SPECIAL_TOKENS,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    tokenizer.train_from_iterator(corpus(), trainer)
+    tokenizer.train_from_iterator(corpus(tools=tools), trainer)
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tokenizer, eos_token="<|im_end|>", pad_token="<|endoftext|>"
     )
-    fast.add_tokens(ACTION_TOKENS + POSITION_TOKENS)
+    replies = hermes_texts()[0] if tools else ACTION_TOKENS
+    fast.add_tokens(replies + POSITION_TOKENS + (hermes_fixed_texts() if tools else []))
     fast.chat_template = CHATML
     fast.save_pretrained(out)
     hidden, layers, heads, kv_heads, intermediate = SIZES[size]
@@ -116,8 +182,11 @@ def build_model(out: Path, size: str = "tiny", seed: int = 0) -> dict:
         "hidden_size": hidden,
         "layers": layers,
         "heads": heads,
-        "one_token_lines": len(ACTION_TOKENS) + len(POSITION_TOKENS),
+        "one_token_lines": len(replies) + len(POSITION_TOKENS),
     }
+    if tools:
+        summary["one_token_hermes_texts"] = len(hermes_fixed_texts())
+        summary["tools"] = "hermes"
     (out / "swift_gym_learning.json").write_text(json.dumps(summary, indent=1))
     return summary
 
@@ -125,6 +194,7 @@ def build_model(out: Path, size: str = "tiny", seed: int = 0) -> dict:
 if __name__ == "__main__":
     import sys
 
-    size = sys.argv[2] if len(sys.argv) > 2 else "tiny"
-    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-    print(build_model(Path(sys.argv[1]), size, seed))
+    args = [a for a in sys.argv[2:] if a != "--tools"]
+    size = args[0] if args else "tiny"
+    seed = int(args[1]) if len(args) > 1 else 0
+    print(build_model(Path(sys.argv[1]), size, seed, tools="--tools" in sys.argv))

@@ -8,7 +8,10 @@ Experiment A (the classic fixed 4x4 map): a format-only warm start (`swift sft` 
 random valid actions), then `swift rlhf` GRPO with the env's reward. Experiment B (random maps):
 `swift sft` on oracle episodes of training seeds (`swift-gym eval --policy oracle -o`,
 `swift-gym export`), then GRPO from that checkpoint; the scratch model, the SFT and the GRPO
-checkpoints are evaluated on the same held-out seeds. Writes OUT/learning.json, OUT/LEARNING.md,
+checkpoints are evaluated on the same held-out seeds. Experiment C (the classic map with
+`action_format: tool`, through `--agent_template hermes`): A's recipe where each reply is a call
+of the tool `move`, with a scratch model of its own whose tokenizer holds each call as one token
+(`model.py`). Writes OUT/learning.json, OUT/LEARNING.md,
 OUT/learning-report.html (`swift-gym report`) and OUT/learning-curve.svg. Work files
 (checkpoints, episodes, logs) go to --work, deleted at the end unless --keep.
 """
@@ -67,6 +70,15 @@ class Settings:
     b_generations: int = 16
     b_prompts: int = 2
     b_lr: float = 5e-4
+    c_format_episodes: int = 400
+    c_format_epochs: float = 10
+    c_grpo_steps: int = 1000
+    c_generations: int = 32
+    c_prompts: int = 1
+    c_lr: float = 1e-3
+    agent_template: str = "hermes"
+    """Experiment C's `--agent_template` (on the `qwen2_5` template); the scratch model's
+    tokenizer is built for hermes's text (`model.py`)."""
     iterations: int = 4
     scale_rewards: str = "none"
     beta: float = 0.01
@@ -86,11 +98,16 @@ FULL = Settings()
 QUICK = Settings(
     seeds=1, eval_episodes=10, a_format_episodes=16, a_grpo_steps=2, a_generations=4,
     b_train_seeds=16, b_grpo_steps=2, b_generations=4, b_prompts=1, sft_max_steps=2,
+    c_format_episodes=16, c_grpo_steps=2, c_generations=4,
 )  # fmt: skip
 
 
-def training_rewards(settings: Settings) -> dict:
-    """The env_config fields the GRPO rows add to the env's defaults."""
+def training_rewards(settings: Settings, tool: bool = False) -> dict:
+    """The env_config fields the GRPO rows add to the env's defaults. With `tool` (experiment
+    C) no `action_parsing`: it reads `<action>` tags, and in tool mode a reply is valid only
+    when it holds exactly one valid call of `move` (the env refuses the field there)."""
+    if tool:
+        return {"invalid_action_reward": settings.invalid_action_reward}
     return {"invalid_action_reward": settings.invalid_action_reward, "action_parsing": "exact"}
 
 
@@ -203,6 +220,65 @@ def experiment_b(
     return objs, files
 
 
+def experiment_c(
+    cmd: Commands, s: Settings, scratch: Path | None, w: Path, seed: int
+) -> tuple[list, dict]:
+    """A's recipe with `action_format: tool` through `--agent_template`; its own scratch model
+    (A and B's stays as it was, so their results stay comparable). `scratch` is unused."""
+    started = time.perf_counter()
+    scratch = w / "C-scratch-model"
+    model = build_model(scratch, s.model_size, seed, tools=True)
+    cmd.log.append((
+        f"C{seed}-build-model",
+        f"python benchmarks/learning/model.py $WORK/seed-{seed}/C/C-scratch-model "
+        f"{s.model_size} {seed} --tools",
+        round(time.perf_counter() - started, 1),
+    ))  # fmt: skip
+    fixed = {"map": CLASSIC_MAP, "action_format": "tool"}
+    agent = ("--agent_template", s.agent_template)
+    cmd.run(f"C{seed}-format-episodes", [
+        *cmd.script("format_episodes.py"), "--tool", *stages.sets(fixed),
+        "-n", str(s.c_format_episodes), "--max-turns", str(s.max_turns), "--seed", str(seed),
+        "-o", str(w / "C-format-episodes.jsonl"),
+    ])  # fmt: skip
+    cmd.run(f"C{seed}-format-export", [
+        cmd.bin("swift-gym"), "export", str(w / "C-format-episodes.jsonl"),
+        "-o", str(w / "C-format-sft.jsonl"),
+    ])  # fmt: skip
+    warm = stages.sft(
+        cmd, f"C{seed}-format-sft", scratch, w / "C-format-sft.jsonl", w / "C-sft",
+        s.c_format_epochs, s.sft_lr, s.sft_batch, seed, s.sft_max_steps, agent,
+    )  # fmt: skip
+    # the rows carry the env's tools (`swift-gym dataset` writes them for a tool env): ms-swift
+    # encodes the prompt it trains on from a row's own `tools`
+    cmd.run(f"C{seed}-grpo-dataset", [
+        cmd.bin("swift-gym"), "dataset", "frozen_lake", "-n", "4096",
+        *stages.sets({**fixed, **training_rewards(s, tool=True)}),
+        "-o", str(w / "C-grpo-rows.jsonl"),
+    ])  # fmt: skip
+    trained = stages.grpo(
+        cmd, f"C{seed}-grpo", warm.checkpoint, w / "C-grpo-rows.jsonl", w / "C-grpo",
+        w / "C-trajectories", s.c_grpo_steps, s.c_generations, s.c_prompts, s.c_lr, s.beta,
+        s.max_turns, s.temperature, seed, s.iterations, s.scale_rewards, agent,
+    )  # fmt: skip
+    objs, files = [], {}
+    for name, t, steps in (
+        ("format warm start", warm, warm.steps),
+        ("GRPO", trained, warm.steps + trained.steps),
+    ):
+        tag = "start" if name.startswith("format") else "grpo"
+        sample, greedy, path = stages.evaluate(
+            cmd, f"C{seed}-eval-{tag}", t.checkpoint, fixed, s.eval_episodes, 0, s.temperature,
+            w / f"C-eval-{tag}", ("--agent-template", s.agent_template),
+        )  # fmt: skip
+        extra = {"checkpoint_stage_steps": t.steps, "model": model}
+        if tag == "grpo":
+            extra["curve"] = report.training_curve(w / "C-trajectories")
+        objs.append(report.stage_object("C", name, seed, sample, greedy, steps, t.wall_s, **extra))
+        files[tag] = path
+    return objs, files
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few steps of each stage (CI)")
@@ -210,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, help="work files [default: a temporary dir]")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads per command")
     parser.add_argument("--keep", action="store_true", help="keep the work files")
-    parser.add_argument("--only", choices=["A", "B"], help="run one experiment")
+    parser.add_argument("--only", choices=["A", "B", "C"], help="run one experiment")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE",
         help="change one of the run's settings (the Settings fields), e.g. a_lr=1e-3",
@@ -242,16 +318,17 @@ def main(argv: list[str] | None = None) -> int:
     scratch: dict[int, Path] = {}
     model: dict = {}
     try:
-        for name, experiment in (("A", experiment_a), ("B", experiment_b)):
+        experiments = (("A", experiment_a), ("B", experiment_b), ("C", experiment_c))
+        for name, experiment in experiments:
             if args.only not in (None, name):
                 continue
             files[name] = {}
             for seed in range(settings.seeds):
-                if seed not in scratch:
+                if name != "C" and seed not in scratch:  # C builds a model of its own
                     scratch[seed], model = scratch_model(cmd, work, settings.model_size, seed)
                 w = work / f"seed-{seed}" / name
                 w.mkdir(parents=True, exist_ok=True)
-                part, paths = experiment(cmd, settings, scratch[seed], w, seed)
+                part, paths = experiment(cmd, settings, scratch.get(seed), w, seed)
                 objs += part
                 files[name][str(seed)] = {tag: str(path) for tag, path in paths.items()}
         meta = {
@@ -295,8 +372,10 @@ def render(work: Path, out: Path, cmd: Commands) -> None:
     state = json.loads((work / "state.json").read_text())
     objs, files, meta = state["objs"], state["files"], state["meta"]
     for o in objs:
-        if o["experiment"] == "A" and "curve" in o:
-            o["policy_by_position"] = report.policy_by_position(trajectories(work, "A", o["seed"]))
+        if o["experiment"] in ("A", "C") and "curve" in o:
+            o["policy_by_position"] = report.policy_by_position(
+                trajectories(work, o["experiment"], o["seed"])
+            )
     (out / "learning.json").write_text(json.dumps(objs, indent=1) + "\n")
     runs = [Path(p) for name in files for seed in files[name] for p in files[name][seed].values()]
     runs += [trajectories(work, name, int(seed)) for name in files for seed in files[name]]

@@ -51,16 +51,17 @@ def last_checkpoint(output_dir: Path) -> tuple[Path, Path, int]:
 def sft(
     cmd: Commands, stage: str, model: Path, dataset: Path, out: Path,
     epochs: float, lr: float, batch: int, seed: int, max_steps: int | None = None,
+    extra: tuple[str, ...] = (),
 ) -> Trained:  # fmt: skip
     """`swift sft` (full fine-tune) on `dataset` with training seed `seed`, saving once at the
-    end."""
+    end. `extra`: more arguments (experiment C's `--agent_template hermes`)."""
     steps_args = ["--max_steps", str(max_steps)] if max_steps else []
     command = [
         cmd.bin("swift"), "sft", "--model", str(model), *MODEL_ARGS, "--dataset", str(dataset),
         "--num_train_epochs", str(epochs), *steps_args, "--per_device_train_batch_size", str(batch),
         "--learning_rate", str(lr), "--lr_scheduler_type", "cosine", "--warmup_ratio", "0.05",
         "--split_dataset_ratio", "0", "--save_strategy", "epoch", "--save_total_limit", "1",
-        *CPU_ARGS, "--seed", str(seed), "--output_dir", str(out),
+        *extra, *CPU_ARGS, "--seed", str(seed), "--output_dir", str(out),
     ]  # fmt: skip
     if max_steps:
         command[command.index("epoch")] = "steps"
@@ -74,6 +75,7 @@ def grpo(
     cmd: Commands, stage: str, model: Path, dataset: Path, out: Path, trajectories: Path,
     steps: int, generations: int, prompts: int, lr: float, beta: float, max_turns: int,
     temperature: float, seed: int, iterations: int = 1, scale_rewards: str = "group",
+    extra: tuple[str, ...] = (),
 ) -> Trained:  # fmt: skip
     """`swift rlhf --rlhf_type grpo --multi_turn_scheduler swift_gym` with the env's reward
     (`swift_gym_total`); the scheduler writes every training episode to `trajectories`.
@@ -89,7 +91,8 @@ def grpo(
 
     Rewards: the env's total (`swift_gym_total`); the dataset rows add
     `invalid_action_reward` (run.py's Settings). `swift_gym_success` (weight 0) only logs the
-    success rate. `frozen_lake_format` is left out: in ms-swift's multi-turn rollouts the
+    success rate. `extra`: more arguments (experiment C's `--agent_template hermes`).
+    `frozen_lake_format` is left out: in ms-swift's multi-turn rollouts the
     earlier assistant turns reach reward functions as token ids, so it scores only the last
     turn (its mean was ~0.3, about 1/turns, in a first run), which rewards short episodes,
     holes included.
@@ -106,7 +109,7 @@ def grpo(
         "--beta", str(beta), "--learning_rate", str(lr), "--max_steps", str(steps),
         "--num_iterations", str(iterations), "--scale_rewards", scale_rewards,
         "--warmup_ratio", "0.05",
-        "--save_strategy", "steps", "--save_steps", str(steps), *CPU_ARGS,
+        "--save_strategy", "steps", "--save_steps", str(steps), *extra, *CPU_ARGS,
         "--seed", str(seed), "--output_dir", str(out),
     ]  # fmt: skip
     seconds = cmd.run(stage, command, {"SWIFT_GYM_TRAJECTORIES": str(trajectories)})
@@ -116,16 +119,17 @@ def grpo(
 
 def evaluate(
     cmd: Commands, stage: str, checkpoint: Path, config: dict, episodes: int, seed_start: int,
-    temperature: float, out: Path,
+    temperature: float, out: Path, extra: tuple[str, ...] = (),
 ) -> tuple[dict, dict, Path]:  # fmt: skip
     """Play `episodes` episodes (seeds `seed_start`...) with the checkpoint, sampled at
-    `temperature` and then greedily; (sampled summary, greedy summary, sampled episodes)."""
+    `temperature` and then greedily; (sampled summary, greedy summary, sampled episodes).
+    `extra`: more arguments of evaluate.py (experiment C's `--agent-template hermes`)."""
     records, summary = out.with_suffix(".jsonl"), out.with_suffix(".json")
     greedy = out.with_name(out.name + "-greedy")
     cmd.run(stage, [
         *cmd.script("evaluate.py"), str(checkpoint), *sets(config), "-n", str(episodes),
         "--seed-start", str(seed_start), "--temperature", str(temperature),
-        "-o", str(records), "--json", str(summary), "--greedy", str(greedy),
+        "-o", str(records), "--json", str(summary), "--greedy", str(greedy), *extra,
     ])  # fmt: skip
     sampled = json.loads(summary.read_text())
     return sampled, json.loads(greedy.with_suffix(".json").read_text()), records

@@ -5,7 +5,9 @@ Every stage really runs (`swift sft`, `swift rlhf` GRPO with the swift_gym sched
 `swift-gym eval/export/dataset/report`), a few steps each on a ~100K-parameter model; the numbers
 mean nothing at this size, their shape and consistency are what is checked. Cost: about 9
 minutes on 2 shared cores (9m14s of CPU, mostly the start-up of 13 processes that import
-torch, transformers or ms-swift), not the 3 minutes aimed at.
+torch, transformers or ms-swift), not the 3 minutes aimed at; experiment C (tool calls through
+`--agent_template hermes`) adds 7 such processes: 17 minutes with it, on 2 cores that other
+jobs kept at a load of 4 to 9.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ REQUIRED = {
 STAGES = {
     "A": ["format warm start", "GRPO"],
     "B": ["scratch (random weights)", "SFT on oracle episodes", "GRPO from SFT"],
+    "C": ["format warm start", "GRPO"],
 }
 
 
@@ -78,14 +81,15 @@ def test_held_out_seeds_are_shared_and_never_trained_on(quick: Path) -> None:
 
 def test_steps_add_up_and_grpo_curves_come_from_training_episodes(quick: Path) -> None:
     objs = load(quick)
-    a_start, a_grpo, b_start, b_sft, b_grpo = objs
+    a_start, a_grpo, b_start, b_sft, b_grpo, c_start, c_grpo = objs
     assert a_start["train_steps"] == 2 and a_grpo["train_steps"] == 2 + 3  # --set a_grpo_steps=3
     assert (b_start["train_steps"], b_sft["train_steps"], b_grpo["train_steps"]) == (0, 2, 4)
+    assert (c_start["train_steps"], c_grpo["train_steps"]) == (2, 4)
     iterations = json.loads((quick / "work" / "state.json").read_text())["meta"]["settings"][
         "iterations"
     ]
     assert iterations > 1  # the quick form takes the full one's path: rollouts reused
-    for o, steps in ((a_grpo, 3), (b_grpo, 2)):
+    for o, steps in ((a_grpo, 3), (b_grpo, 2), (c_grpo, 2)):
         assert o["wall_s"] > 0
         points = o["curve"]
         # a rollout of 4 episodes every `iterations` optimizer steps, the first at step 0, as
@@ -97,10 +101,12 @@ def test_steps_add_up_and_grpo_curves_come_from_training_episodes(quick: Path) -
 
 def test_learning_md_holds_the_tables_the_numbers_and_the_commands(quick: Path) -> None:
     text = (quick / "LEARNING.md").read_text()
-    for heading in ("## Experiment A", "## Experiment B", "## The commands, in order"):
+    for heading in (
+        "## Experiment A", "## Experiment B", "## Experiment C", "## The commands, in order",
+    ):  # fmt: skip
         assert heading in text
-    assert text.count("| stage | seed | train steps | stage wall s |") == 2
-    assert text.count("| stage | seeds | success: mean | sd |") == 2
+    assert text.count("| stage | seed | train steps | stage wall s |") == 3
+    assert text.count("| stage | seeds | success: mean | sd |") == 3
     for o in load(quick):  # every number in the tables is learning.json's
         shown = f"{o['success_rate']:.3f} [{o['ci_low']:.3f}, {o['ci_high']:.3f}]"
         assert f"| {o['stage']} | {o['seed']} | {o['train_steps']} |" in text and shown in text
@@ -117,6 +123,12 @@ def test_learning_md_holds_the_tables_the_numbers_and_the_commands(quick: Path) 
         "--seed 0 --output_dir",  # the training seed reaches every training command
         "--full_determinism true",
         "MKL_CBWR=AVX2 ATEN_CPU_CAPABILITY=avx2",  # the pinned numerics, named in the text
+        "swift sft --model $WORK/seed-0/C/C-scratch-model",
+        "--agent_template hermes",
+        "swift-gym dataset frozen_lake -n 4096 --set map=SFFF/FHFH/FFFH/HFFG --set "
+        "action_format=tool --set invalid_action_reward=-0.5 -o",
+        "SWIFT_GYM_TRAJECTORIES=$WORK/seed-0/C/C-trajectories",
+        "--agent-template hermes",
     ):
         assert command in text, command
     assert str(quick / "work") not in text  # paths are written as $WORK
@@ -134,12 +146,14 @@ def test_the_html_report_and_the_curve_picture(quick: Path) -> None:
         "seed-0/B/B-eval-grpo.jsonl",
         "seed-0/A/A-trajectories",
         "seed-0/B/B-trajectories",
+        "seed-0/C/C-eval-grpo.jsonl",
+        "seed-0/C/C-trajectories",
     ):
         assert run in page, run
     assert str(quick) not in page
     svg = ET.parse(quick / "learning-curve.svg").getroot()
     lines = svg.findall("{http://www.w3.org/2000/svg}polyline")
-    assert len(lines) == 2  # one curve per experiment
+    assert len(lines) == 3  # one curve per experiment
     assert (quick / "learning-curve.svg").stat().st_size < 20_000
 
 
@@ -168,3 +182,99 @@ def test_the_policy_prompt_is_ms_swifts_qwen2_5_template(quick: Path) -> None:
         messages, add_generation_prompt=True, tokenize=True, return_dict=True
     )["input_ids"]
     assert template.encode({"messages": messages})["input_ids"] == list(ours)
+
+
+def tool_episode_messages(record: dict, turns: int) -> list[dict]:
+    """The chat `swift_gym.evaluate` hands a policy after `turns` turns of a tool episode:
+    OpenAI-shaped assistant `tool_calls` (content empty, as an oracle's) and tool messages."""
+    messages = [
+        {"role": "system", "content": record["system_prompt"]},
+        {"role": "user", "content": record["observation"]},
+    ]
+    for turn in record["turns"][:turns]:
+        calls = [
+            {"id": c["id"], "type": "function",
+             "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for c in turn["tool_calls"]
+        ]  # fmt: skip
+        messages.append({"role": "assistant", "content": "", "tool_calls": calls})
+        messages += [
+            {"role": "tool", "tool_call_id": r["tool_call_id"], "name": r["name"],
+             "content": r["content"]}
+            for r in turn["tool_results"]
+        ]  # fmt: skip
+        if turn["observation"]:
+            messages.append({"role": "user", "content": turn["observation"]})
+    return messages
+
+
+def test_experiment_c_prompts_are_ms_swifts_hermes_template_and_a_call_is_one_token(
+    quick: Path,
+) -> None:
+    """Experiment C's evaluation encodes with ms-swift's template and the hermes agent template,
+    and must give the model the tokens GRPO's rollouts give it: there an assistant turn is the
+    reply's text (the call as hermes writes it) and the tools come from the row. Each call is
+    one token, which ms-swift's engine decodes and parses back into the same call."""
+    from swift.infer_engine import TransformersEngine
+    from swift.model import get_processor
+    from swift.template import get_template
+
+    sys.path.insert(0, str(RUN.parent))
+    from local_policy import LocalPolicy
+
+    model = quick / "work" / "seed-0" / "C" / "C-scratch-model"
+    record = json.loads(
+        (quick / "work" / "seed-0" / "C" / "C-format-episodes.jsonl").read_text().splitlines()[0]
+    )
+    tools = record["tools"]
+    assert [t["function"]["name"] for t in tools] == ["move"]
+    processor = get_processor(str(model), model_type="qwen2", download_model=False)
+    template = get_template(processor, template_type="qwen2_5", agent_template="hermes")
+    policy = LocalPolicy(model, agent_template="hermes")
+    turns = min(3, len(record["turns"]))
+    evaluated = tool_episode_messages(record, turns)
+    calls = [
+        "".join(
+            f'<tool_call>\n{{"name": "{c["name"]}", "arguments": {c["arguments"]}}}\n</tool_call>'
+            for c in turn["tool_calls"]
+        )
+        for turn in record["turns"][:turns]
+    ]
+    # GRPO's request: the reply's text as content; an observation after tool results ends the
+    # last tool message (the swift_gym scheduler's form); the row's tools as a JSON string
+    played = []
+    for m in evaluated:
+        if m["role"] == "assistant":
+            m = {"role": "assistant", "content": calls.pop(0)}
+        elif m["role"] == "user" and played and played[-1]["role"] == "tool":
+            played[-1] = {**played[-1], "content": played[-1]["content"] + "\n\n" + m["content"]}
+            continue
+        played.append(m)
+    expected = template.encode({"messages": played, "tools": json.dumps(tools)})["input_ids"]
+    assert policy.prompt_ids(evaluated, tools) == list(expected)
+    assert "# Tools" in processor.decode(expected)  # the tools block is in the prompt
+
+    # a call is one token: an SFT row's trained tokens are [call, <|im_end|>, "\\n"] a turn
+    template.set_mode("train")
+    row = json.loads((quick / "work" / "seed-0" / "C" / "C-format-sft.jsonl").read_text().splitlines()[0])
+    encoded = template.encode(row)
+    trained = [
+        i for i, label in zip(encoded["input_ids"], encoded["labels"], strict=True) if label != -100
+    ]
+    end = processor.convert_tokens_to_ids("<|im_end|>")
+    assert len(trained) == 3 * len(record["turns"]) and trained[1::3] == [end] * len(
+        record["turns"]
+    )
+    engine = TransformersEngine(policy.model, template=template)  # the engine GRPO rolls out with
+    for direction in ("up", "down", "left", "right"):
+        text = (
+            f'<tool_call>\n{{"name": "move", "arguments": {{"direction": "{direction}"}}}}'
+            "\n</tool_call>"
+        )
+        (token,) = processor.encode(text, add_special_tokens=False)
+        response = template.decode_generate_ids([token, end])  # as the engine decodes
+        (parsed,) = engine._get_toolcall(response)
+        assert parsed.function.name == "move"
+        assert json.loads(parsed.function.arguments) == {"direction": direction}
+        reply = policy.reply_message(response)  # evaluate.py's reading of the same reply
+        assert reply["tool_calls"][0]["function"]["arguments"] == parsed.function.arguments
