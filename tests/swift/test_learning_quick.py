@@ -256,7 +256,8 @@ def test_experiment_c_prompts_are_ms_swifts_hermes_template_and_a_call_is_one_to
 
     # a call is one token: an SFT row's trained tokens are [call, <|im_end|>, "\\n"] a turn
     template.set_mode("train")
-    row = json.loads((quick / "work" / "seed-0" / "C" / "C-format-sft.jsonl").read_text().splitlines()[0])
+    rows = (quick / "work" / "seed-0" / "C" / "C-format-sft.jsonl").read_text().splitlines()
+    row = json.loads(rows[0])
     encoded = template.encode(row)
     trained = [
         i for i, label in zip(encoded["input_ids"], encoded["labels"], strict=True) if label != -100
