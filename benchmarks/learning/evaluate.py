@@ -52,6 +52,11 @@ def main(argv: list[str] | None = None) -> int:
         "--agent-template", help="encode and parse with ms-swift's template and this agent "
         "template (tool envs: hermes), as `--agent_template` trains",
     )  # fmt: skip
+    parser.add_argument(
+        "--history", choices=["rollout", "chat"], default="rollout",
+        help="with --agent-template, earlier replies as GRPO's rollouts keep them (the sampled "
+        "ids, end token included) or as a chat's text (local_policy.py says why they differ)",
+    )  # fmt: skip
     parser.add_argument("--template", default="qwen2_5", help="ms-swift's template type")
     parser.add_argument("--model-type", default="qwen2", help="ms-swift's model type")
     parser.add_argument("-o", "--output", type=Path, required=True)
@@ -75,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         args.agent_template,
         args.template,
         args.model_type,
+        args.history,
     )
     config = {"name": args.env, **parse_set(args.set)}
     failed = play(swift_gym, policy, config, args, args.output, args.json)

@@ -15,6 +15,16 @@ policy returns an assistant message holding the reply's text and its `tool_calls
 hold the calls and the env's tool results. `tests/swift/test_learning_quick.py` checks that the
 prompt's token ids are ms-swift's.
 
+Earlier replies go into the prompt as GRPO's rollouts keep them: as the token ids the model
+sampled, its end token included (ms-swift's multi-turn loop freezes each assistant message as
+those ids). Its template removes that end token's overlap with the chat separator before a user
+turn, but not before a tool response, whose own prompt opens with `<|im_end|>` again: in
+ms-swift 4.6 a tool episode's history reads `<call><|im_end|><|im_end|>` where a chat reads
+`<call><|im_end|>` (seen in a real `swift rlhf` run's encoded prompts). A policy trained so
+scored 0.90 (sampled) and 1.00 (greedy) prompted as its rollouts were, and 0.195 and 0.0 prompted
+as a chat (`history="chat"`): LEARNING.md, "What it took". Text replies (experiments A and B)
+meet no such difference: before a user turn both forms are the same tokens.
+
 Sampling is seeded: one torch generator per evaluation, episodes played one at a time
 (`concurrency=1`), so a rerun replays the same episodes.
 """
@@ -45,6 +55,7 @@ class LocalPolicy:
         agent_template: str | None = None,
         template_type: str = "qwen2_5",
         model_type: str = "qwen2",
+        history: str = "rollout",
     ):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -66,6 +77,11 @@ class LocalPolicy:
         self.end_ids = {self.tokenizer.eos_token_id, *ends}
         self.__name__ = f"local:{Path(checkpoint).name}"
         self.template = None
+        if history not in ("rollout", "chat"):
+            raise ValueError(f"history must be 'rollout' or 'chat', not {history!r}")
+        self.history = history
+        self._sampled: dict[str, list[int]] = {}
+        """reply text -> the ids sampled for it, end token included (this episode's replies)"""
         if agent_template:
             from swift.model import get_processor
             from swift.template import get_template
@@ -92,6 +108,9 @@ class LocalPolicy:
         for m in messages:
             if m.get("role") == "assistant" and m.get("content"):
                 m = {k: v for k, v in m.items() if k != "tool_calls"}
+                ids = self._sampled.get(m["content"]) if self.history == "rollout" else None
+                if ids is not None:  # as ms-swift's multi-turn loop keeps a sampled reply
+                    m["content"] = list(ids)
             elif m.get("role") == "user" and shown and shown[-1].get("role") == "tool":
                 # the scheduler's form (ms_swift_tool_messages): ms-swift's templates take no
                 # user turn after tool results, so the observation ends the last tool message
@@ -107,7 +126,10 @@ class LocalPolicy:
         torch = self.torch
         tools = list(env.tools()) if self.template is not None and env is not None else None
         ids = torch.tensor([self.prompt_ids(messages, tools)], device=self.device)
+        if len(messages) <= 2:  # a new episode: earlier episodes' replies are not its history
+            self._sampled.clear()
         new: list[int] = []
+        end: list[int] = []
         past = None
         with torch.no_grad():
             step_input = ids
@@ -116,11 +138,15 @@ class LocalPolicy:
                 past = out.past_key_values
                 token = self._pick(out.logits[0, -1])
                 if token in self.end_ids:
+                    end = [token]
                     break
                 new.append(token)
                 step_input = torch.tensor([[token]], device=self.device)
         text = self.tokenizer.decode(new, skip_special_tokens=False)
-        return text if self.template is None else self.reply_message(text)
+        if self.template is None:
+            return text
+        self._sampled[text] = new + end
+        return self.reply_message(text)
 
     def reply_message(self, text: str) -> str | dict[str, Any]:
         """`text` as ms-swift's engines return it with an agent template: the text, and the

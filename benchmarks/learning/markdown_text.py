@@ -440,7 +440,19 @@ def what_it_took_c() -> list[str]:
         "its step 240. So C trains for A's 1000 steps; that run is not yet made in one piece. "
         "But evaluate.py scored that checkpoint 0.195 sampled and 0 greedy, where its last "
         "training episodes won 0.9: greedy, it goes up, down, down and then down into the "
-        "hole at (2,0), where in training it went right. So from the third turn on the "
-        "evaluation's prompt still differs from the rollout's somewhere the quick test's "
-        "check (the same messages through ms-swift's template) does not reach; open.",
+        "hole at (2,0), where in training it went right.",
+        "- *Experiment C, the history its rollouts wrote.* Logging the prompts ms-swift's "
+        "engine encoded in a real `swift rlhf` run showed why: ms-swift's multi-turn loop "
+        "keeps each reply as the token ids it sampled, `<|im_end|>` included, and its template "
+        "drops that token's overlap with the chat separator before a user turn but not before "
+        "a tool response, whose prompt opens with `<|im_end|>` again. So every rollout of a "
+        "tool episode reads `<call><|im_end|><|im_end|>` where a chat reads "
+        "`<call><|im_end|>`, and the policy had learned in that context (before a user turn, "
+        "as in A and B, the two forms are the same tokens). evaluate.py now writes earlier "
+        "replies as the rollouts keep them (`local_policy.py`, `--history rollout`; its "
+        "prompts equal the logged ones id for id): the same checkpoint scored 0.94 sampled and "
+        "1.00 greedy over 100 episodes, and 0.15 and 0.00 with a chat's history "
+        "(`--history chat`). A model trained so meets the chat form when served "
+        "(`swift deploy`, vLLM): a train/serve skew of ms-swift 4.6 that swift-gym does not "
+        "hide.",
     ]

@@ -254,6 +254,27 @@ def test_experiment_c_prompts_are_ms_swifts_hermes_template_and_a_call_is_one_to
     assert policy.prompt_ids(evaluated, tools) == list(expected)
     assert "# Tools" in processor.decode(expected)  # the tools block is in the prompt
 
+    # replies the policy sampled itself go in as ms-swift's multi-turn loop keeps them: the
+    # sampled ids, end token included; before a tool response ms-swift 4.6's template keeps
+    # that end token and opens the response with its own (local_policy.py)
+    end = processor.convert_tokens_to_ids("<|im_end|>")
+    sampled = [dict(m) for m in evaluated]
+    rolled = []
+    for m in played:
+        if m["role"] == "assistant":
+            ids = [*processor.encode(m["content"], add_special_tokens=False), end]
+            policy._sampled[m["content"]] = ids
+            m = {"role": "assistant", "content": ids}
+        rolled.append(m)
+    texts = iter(m["content"] for m in played if m["role"] == "assistant")
+    for m in sampled:
+        if m["role"] == "assistant":
+            m["content"] = next(texts)
+    expected = template.encode({"messages": rolled, "tools": json.dumps(tools)})["input_ids"]
+    assert policy.prompt_ids(sampled, tools) == list(expected)
+    assert "</tool_call><|im_end|><|im_end|>" in processor.decode(expected)
+    assert policy.prompt_ids(evaluated, tools) != list(expected)  # a chat's history differs
+
     # a call is one token: an SFT row's trained tokens are [call, <|im_end|>, "\\n"] a turn
     template.set_mode("train")
     rows = (quick / "work" / "seed-0" / "C" / "C-format-sft.jsonl").read_text().splitlines()
