@@ -11,7 +11,8 @@ random valid actions), then `swift rlhf` GRPO with the env's reward. Experiment 
 checkpoints are evaluated on the same held-out seeds. Experiment C (the classic map with
 `action_format: tool`, through `--agent_template hermes`): A's recipe where each reply is a call
 of the tool `move`, with a scratch model of its own whose tokenizer holds each call as one token
-(`model.py`). Writes OUT/learning.json, OUT/LEARNING.md,
+(`model.py`). Each experiment runs once per training seed (`Settings.seeds`). Writes
+OUT/learning.json, OUT/LEARNING.md,
 OUT/learning-report.html (`swift-gym report`) and OUT/learning-curve.svg. Work files
 (checkpoints, episodes, logs) go to --work, deleted at the end unless --keep.
 """
