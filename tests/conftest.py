@@ -55,15 +55,10 @@ class Venv:
 
 @pytest.fixture(scope="session")
 def bwrap() -> str:
-    """The `bwrap` the sandbox's users run with (reasoning-gym's `python` tool). Skips when it
-    is absent, unless SWIFT_GYM_SANDBOX_TESTS=required (CI sets it): then it fails the test."""
-    path = shutil.which("bwrap")
-    if path is None:
-        reason = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
-        if os.environ.get("SWIFT_GYM_SANDBOX_TESTS") == "required":
-            pytest.fail(f"{reason} (SWIFT_GYM_SANDBOX_TESTS=required)")
-        pytest.skip(reason)
-    return path
+    """The `bwrap` reasoning-gym's `python` tool runs with (skipped, or failed, without it)."""
+    from swift_gym.testing.bubblewrap import require_bwrap
+
+    return require_bwrap()
 
 
 def make_venv(path: Path) -> Venv:

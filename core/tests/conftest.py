@@ -98,17 +98,10 @@ COUNTER_MODULE = """
 
 @pytest.fixture(scope="session")
 def bwrap() -> str:
-    """The `bwrap` the sandbox tests run with. Skips when it is absent, unless
-    SWIFT_GYM_SANDBOX_TESTS=required (CI sets it): then its absence fails the test."""
-    import shutil
+    """The `bwrap` the sandbox tests run with (skipped or failed without it: require_bwrap)."""
+    from swift_gym.testing.bubblewrap import require_bwrap
 
-    path = shutil.which("bwrap")
-    if path is None:
-        reason = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
-        if os.environ.get("SWIFT_GYM_SANDBOX_TESTS") == "required":
-            pytest.fail(f"{reason} (SWIFT_GYM_SANDBOX_TESTS=required)")
-        pytest.skip(reason)
-    return path
+    return require_bwrap()
 
 
 NamespaceScan = Callable[[str], list[int]]

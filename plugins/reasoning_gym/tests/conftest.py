@@ -13,18 +13,10 @@ if importlib.util.find_spec("swift_gym_reasoning_gym") is None:
 
 @pytest.fixture(scope="session")
 def bwrap():
-    """The `bwrap` the python tool's tests run with. Skips when it is absent, unless
-    SWIFT_GYM_SANDBOX_TESTS=required (CI sets it): then its absence fails the test."""
-    import os
-    import shutil
+    """The `bwrap` the python tool's tests run with (skipped, or failed, without it)."""
+    from swift_gym.testing.bubblewrap import require_bwrap
 
-    path = shutil.which("bwrap")
-    if path is None:
-        reason = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
-        if os.environ.get("SWIFT_GYM_SANDBOX_TESTS") == "required":
-            pytest.fail(f"{reason} (SWIFT_GYM_SANDBOX_TESTS=required)")
-        pytest.skip(reason)
-    return path
+    return require_bwrap()
 
 
 @pytest.fixture
