@@ -16,7 +16,7 @@ from typing import Any
 
 from .replies import tool_calls
 from .tool_turns import assistant_message
-from .tools import ToolCall, ToolResult, ToolSet
+from .tools import ToolCall, ToolResult, ToolSet, function_tool
 
 NO_CALL = "the reply calls no tool"
 CACHED_CALLS = 1024
@@ -75,21 +75,7 @@ class ChoiceTool:
         self.choices = tuple(choices) if choices is not None else None
         self.bounds = bounds
         self.tools = ToolSet(
-            [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": name,
-                        "description": description,
-                        "parameters": {
-                            "type": "object",
-                            "properties": {parameter: spec},
-                            "required": [parameter],
-                            "additionalProperties": False,
-                        },
-                    },
-                }
-            ],
+            [function_tool(name, description, {parameter: spec})],
             label,
         )
         if self.choices is not None:

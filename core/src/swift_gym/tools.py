@@ -157,6 +157,24 @@ class ToolSet(Sequence[dict[str, Any]]):
         return f"{text} The tools are: {self._listing}."
 
 
+def function_tool(name: str, description: str, properties: Mapping[str, Any]) -> dict[str, Any]:
+    """An OpenAI function tool whose arguments are an object of exactly `properties`, each one
+    required: the shape of every tool the shipped envs offer."""
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": dict(properties),
+                "required": list(properties),
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
 def offered_tools(env: Any) -> ToolSet:
     """The tools `env` offers now (call it after `reset`), checked: `env.tools()` as a ToolSet.
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tools import ToolCall, ToolResult, ToolSet
+from ..tools import ToolCall, ToolResult, ToolSet, function_tool
 from .limits import SandboxLimits
 from .results import CallResult
 from .session import MAX_CODE_CHARS, Session
@@ -39,26 +39,12 @@ class PythonTool:
     ):
         self.limits = limits or SandboxLimits()
         self.name = name
-        self._schema = {
-            "type": "function",
-            "function": {
-                "name": name,
-                "description": description,
-                "parameters": {
-                    "type": "object",
-                    "properties": {
-                        "code": {
-                            "type": "string",
-                            "description": "Python source to run; a last expression's value "
-                            "is shown.",
-                            "maxLength": MAX_CODE_CHARS,
-                        }
-                    },
-                    "required": ["code"],
-                    "additionalProperties": False,
-                },
-            },
+        code = {
+            "type": "string",
+            "description": "Python source to run; a last expression's value is shown.",
+            "maxLength": MAX_CODE_CHARS,
         }
+        self._schema = function_tool(name, description, {"code": code})
         self.tools = ToolSet([self._schema], f"the {name} tool")
         """The tool as a checked ToolSet, for an env that offers only it."""
         self.session = Session(self.limits)
