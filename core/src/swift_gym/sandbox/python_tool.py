@@ -51,7 +51,7 @@ class PythonTool:
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema (a fresh copy), to list among an env's tools."""
-        return ToolSet([self._schema])[0]
+        return self.tools.copy()[0]
 
     async def call(self, call: ToolCall) -> ToolResult:
         """Answer one call: its arguments checked, its code run in this episode's session.
@@ -59,15 +59,17 @@ class PythonTool:
         Never raises for what the model wrote or what its code did (the result says it); raises
         SandboxUnavailableError when the sandbox cannot run here, which is the operator's to fix.
         """
+        result, _ = await self.answer(call)
+        return result
+
+    async def answer(self, call: ToolCall) -> tuple[ToolResult, CallResult | None]:
+        """`call`'s result and, when its code ran, the raw run (for envs that read what it
+        printed); None when the call was refused."""
         checked = self.tools.check(call)
         if isinstance(checked, ToolResult):
-            return checked
-        result = await self.session.call(checked["code"])
-        return ToolResult.for_call(call, format_result(result, self.limits.output_bytes))
-
-    async def run(self, code: str) -> CallResult:
-        """Run `code` in the session and return the raw result (for envs that format it)."""
-        return await self.session.call(code)
+            return checked, None
+        ran = await self.session.call(checked["code"])
+        return ToolResult.for_call(call, format_result(ran, self.limits.output_bytes)), ran
 
     async def close(self) -> None:
         """End the episode's sandbox (all its processes). Safe to call more than once; a

@@ -19,7 +19,7 @@ from typing import Any
 
 from swift_gym import ToolCall, ToolResult
 from swift_gym.sandbox import PythonTool, SandboxLimits
-from swift_gym.sandbox.python_tool import format_result
+from swift_gym.tool_turns import assistant_message
 
 ORACLE_CALL_ID = "call_oracle_{}"
 
@@ -60,14 +60,10 @@ class PythonUse:
                 results.append(ToolResult.error(call, self.used_up()))
                 continue
             self.made += 1
-            checked = self.tool.tools.check(call)
-            if isinstance(checked, ToolResult):
-                results.append(checked)
-                continue
-            ran = await self.tool.run(checked["code"])
-            self.printed = ran.stdout[:-1] if ran.stdout.endswith("\n") else ran.stdout
-            content = format_result(ran, self.tool.limits.output_bytes)
-            results.append(ToolResult.for_call(call, content))
+            result, ran = await self.tool.answer(call)
+            if ran is not None:
+                self.printed = ran.stdout[:-1] if ran.stdout.endswith("\n") else ran.stdout
+            results.append(result)
         return results
 
     def refuse(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
@@ -85,12 +81,9 @@ class PythonUse:
     def oracle_call(self, answer: str) -> dict[str, Any]:
         """The assistant message that runs code printing `answer`."""
         code = f"answer = {answer!r}\nprint(answer)"
-        call = {
-            "id": ORACLE_CALL_ID.format(self.made),
-            "type": "function",
-            "function": {"name": self.tool.name, "arguments": json.dumps({"code": code})},
-        }
-        return {"role": "assistant", "content": "", "tool_calls": [call]}
+        arguments = json.dumps({"code": code})
+        call = ToolCall(ORACLE_CALL_ID.format(self.made), self.tool.name, arguments)
+        return assistant_message("", [call])
 
     async def restart(self) -> None:
         """A new episode: the old session ends, the budget is whole again."""
