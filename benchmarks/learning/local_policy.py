@@ -35,6 +35,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from swift_gym import ToolCall
+from swift_gym.tool_turns import assistant_message
+
 
 class LocalPolicy:
     """`(messages, env) -> reply` for `swift_gym.evaluate`: sample (or greedy-decode) one reply.
@@ -162,14 +165,8 @@ class LocalPolicy:
             arguments = function.arguments
             if not isinstance(arguments, str):
                 arguments = json.dumps(arguments, ensure_ascii=False)
-            calls.append(
-                {
-                    "id": f"call_{index}",
-                    "type": "function",
-                    "function": {"name": function.name, "arguments": arguments},
-                }
-            )
-        return {"role": "assistant", "content": text, "tool_calls": calls}
+            calls.append(ToolCall(f"call_{index}", function.name, arguments))
+        return assistant_message(text, calls)
 
     def _pick(self, logits: Any) -> int:
         torch = self.torch
