@@ -30,6 +30,7 @@ from swift_gym.ms_swift.trajectory_log import (
     TrajectoryLog,
     episode_record,
 )
+from swift_gym.rows import read_jsonl
 
 INFO = {"status": "ok", "action": "up", "metrics": {"success": 0.0, "valid_action": 1.0}}
 GOAL = {"status": "goal", "action": "left", "metrics": {"success": 1.0, "valid_action": 1.0}}
@@ -154,6 +155,23 @@ def test_the_log_is_on_only_when_the_variable_names_a_directory(
     monkeypatch.setenv(trajectory_log.VARIABLE, str(tmp_path))
     log = TrajectoryLog.from_environment()
     assert log is not None and log.directory == str(tmp_path)
+
+
+def test_replies_with_unicode_line_breaks_stay_one_line(tmp_path: Path) -> None:
+    """JSON leaves U+2028, U+2029 and U+0085 unescaped, and `str.splitlines` breaks on them: a
+    random model wrote one in CI. The file still holds one record per b"\\n", which is how
+    `replay`, `report` and `export` read it."""
+    odd = "left\u2028right\u2029up\x85down\x1c\x1d\x1e\x0b\x0c end"
+    TrajectoryLog(str(tmp_path)).episode_finished(
+        episode(played=[(odd, odd), ("<action>left</action>", "Goal.")]), REWARDS, 1.0, True
+    )
+    (path,) = tmp_path.iterdir()
+    assert path.read_bytes().count(b"\n") == 1
+    (line,) = read_jsonl(path)
+    assert line.error is None
+    assert line.row is not None
+    (turn, _) = line.row["turns"]
+    assert turn["reply"] == odd == turn["observation"]
 
 
 def test_lone_surrogates_and_values_json_cannot_hold_are_written(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import jsonl_records
 import pytest
 from swift_deploy import BIN, deployed, environ
 from tiny_model import build_tiny_model
@@ -43,6 +44,6 @@ def test_eval_with_default_settings_completes_every_episode(deploy: str, tmp_pat
     assert summary["failed_episodes"] == 0, summary["errors"]
     assert summary["episodes"] == 20 and summary["not_played"] == 0
     assert summary["max_tokens"] == 256
-    records = [json.loads(line) for line in out.read_text().splitlines()]
+    records = jsonl_records.records(out)
     assert [r["index"] for r in records] == list(range(20))
     assert all(r["error"] is None and r["num_turns"] >= 1 for r in records)

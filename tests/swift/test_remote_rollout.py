@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 
+import jsonl_records
 import pytest
 import serve_process
 
@@ -106,7 +107,7 @@ def test_swift_rlhf_trains_on_a_remote_frozen_lake(tmp_path, lake: serve_process
     # a random-weight model mostly answers garbage: the remote env's 0.25 per invalid turn
     assert totals and all((total * 4).is_integer() for total in totals) and max(totals) >= 0.25
     (path,) = trajectories.iterdir()
-    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records = jsonl_records.records(path)
     assert len(records) == 4 and {record["env"] for record in records} == {"openenv"}
     for record in records:
         assert record["error"] is None

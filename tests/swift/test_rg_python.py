@@ -25,6 +25,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import jsonl_records
 import pytest
 from swift.infer_engine.protocol import (
     ChatCompletionMessageToolCall,
@@ -259,7 +260,7 @@ def test_grpo_with_hermes_plays_python_episodes_and_leaves_no_sandbox(
     )  # fmt: skip
     assert marked_processes(mark) == []  # the run is over: none of its sandboxes is left
     (path,) = trajectories.iterdir()
-    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records = jsonl_records.records(path)
     assert len(records) == 4  # 2 steps x 2 completions
     assert log.read_text().splitlines() == ["sandbox"] * len(records)  # one per episode
     for record in records:

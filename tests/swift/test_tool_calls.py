@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonl_records
 import pytest
 from swift.infer_engine.protocol import (
     ChatCompletionMessageToolCall,
@@ -287,7 +288,7 @@ def test_the_trajectory_file_keeps_tools_calls_and_results(
     monkeypatch.setenv("SWIFT_GYM_TRAJECTORIES", str(tmp_path))
     episode(run_rollout, rows)
     (file,) = tmp_path.glob("*.jsonl")
-    (record,) = [json.loads(line) for line in file.read_text().splitlines()]
+    (record,) = jsonl_records.records(file)
     assert record["tools"] == TOOLS and record["success"] is True
     turns = record["turns"]
     assert turns[0]["tool_calls"] == [{"id": "c1", "name": "add", "arguments": '{"amount": 1}'}]

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonl_records
 import pytest
 from cli_runner import run
 from grpo_run import swift_rlhf
@@ -137,7 +138,7 @@ def tool_grpo(oracle_sft: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return jsonl_records.records(path)
 
 
 def written_calls(reply: str) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonl_records
 import pytest
 from grpo_run import swift_rlhf
 
@@ -72,7 +73,7 @@ def test_the_env_reward_is_the_training_reward(training_run: Path) -> None:
 
 def test_the_trainer_wrote_every_episode_it_played_with_its_step(training_run: Path) -> None:
     (path,) = (training_run / "trajectories").iterdir()  # one process: one file
-    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records = jsonl_records.records(path)
     steps = completions_by_step(training_run)
     assert len(records) == sum(len(row["prompt"]) for row in steps.values()) == 4
     assert [record["index"] for record in records] == [0, 1, 2, 3]

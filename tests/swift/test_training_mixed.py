@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonl_records
 import pytest
 from cli_runner import run
 from grpo_run import swift_rlhf
@@ -39,11 +40,8 @@ def mixed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def episodes(run_dir: Path) -> list[dict]:
-    return [
-        json.loads(line)
-        for path in sorted((run_dir / "trajectories").iterdir())
-        for line in path.read_text().splitlines()
-    ]
+    files = sorted((run_dir / "trajectories").iterdir())
+    return [record for path in files for record in jsonl_records.records(path)]
 
 
 def test_the_dataset_mixes_the_four_packages(mixed_run: Path) -> None:

@@ -7,13 +7,13 @@ test_training.py.
 
 from __future__ import annotations
 
-import json
 import logging
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import jsonl_records
 import pytest
 from swift.rollout.gym_env import envs
 
@@ -25,7 +25,7 @@ VARIABLE = "SWIFT_GYM_TRAJECTORIES"
 def records_in(directory: Path) -> list[dict[str, Any]]:
     """The records of the one file the test process wrote."""
     (path,) = directory.iterdir()
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return jsonl_records.records(path)
 
 
 @pytest.fixture

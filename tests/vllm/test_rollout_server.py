@@ -21,6 +21,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import jsonl_records
 import pytest
 from tiny_model import build_tiny_model
 
@@ -152,8 +153,7 @@ def test_the_rollout_worker_writes_every_episode_it_served(server: str, trajecto
     outputs = post(f"{server}/infer/", payload)
     (path,) = trajectories.iterdir()  # one worker: one file; the server and vLLM's write none
     records = {}
-    for line in path.read_text().splitlines():
-        record = json.loads(line)
+    for record in jsonl_records.records(path):
         records.setdefault(record["seed"], []).append(record)
     for seed, output in zip(seeds, outputs, strict=True):
         (record,) = records[seed]
