@@ -84,7 +84,10 @@ def next_turn(
     extends = (
         len(messages) > size
         and signature(messages[size]) == signature(reply)
-        and all(signature(a) == signature(b) for a, b in zip(previous, messages, strict=False))
+        and (  # the SDK sends the same objects the same way: equal JSON, compared in C
+            messages[:size] == previous
+            or all(signature(a) == signature(b) for a, b in zip(previous, messages, strict=False))
+        )
     )
     tail = messages[size + 1 :] if extends else _after_last_assistant(messages)
     answers: dict[str, str] = {}
