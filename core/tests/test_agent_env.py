@@ -129,3 +129,12 @@ async def test_a_program_that_never_calls_the_model_fails_reset_clearly() -> Non
         await Silent().reset()
     with pytest.raises(AgentProgramError, match="raised ValueError: no dataset before its first"):
         await Broken().reset()
+
+
+def test_an_agent_env_passes_the_conformance_kit() -> None:
+    """Garbage replies, garbage calls, determinism, isolation, close twice, no blocking: the
+    kit's checks hold for a program played through AgentEnv (its refused calls marked)."""
+    from swift_gym.testing import check_env
+
+    report = check_env(FakeToolAgent, configs=[{}, {"a": 40, "b": 2}], sample_replies=["5"])
+    report.raise_for_violations()

@@ -101,7 +101,8 @@ class AgentEnv(Env):
             results = [ToolResult.error(call, ENDED) for call in calls]
             return StepResult("", reward, True, info, results)
         new_messages = body["messages"]
-        turn = next_turn(episode.previous, assistant_message(text, calls), calls, new_messages)
+        reply = assistant_message(text, calls)
+        turn = next_turn(episode.previous, reply, calls, new_messages, self._tools)
         episode.previous = new_messages
         context = turn.context
         if body.get("tools") != self._raw_tools:
