@@ -49,10 +49,12 @@ class FakeToolAgent(AgentEnv):
                 )
             for call in message.tool_calls:
                 calls += 1
-                args = json.loads(call.function.arguments)
-                messages.append(
-                    {"role": "tool", "tool_call_id": call.id, "content": str(args["a"] + args["b"])}
-                )
+                try:
+                    args = json.loads(call.function.arguments)
+                    content = str(int(args["a"]) + int(args["b"]))
+                except (ValueError, TypeError, KeyError) as error:  # the model's garbage
+                    content = f"Error: {type(error).__name__}"
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
         return 0.0
 
 
