@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import Field
 
 from swift_gym import AgentEnv, AgentResult, EnvConfig, StepResult, ToolResult, as_step_result
 from swift_gym.tools import function_tool
@@ -19,8 +20,8 @@ ADD = function_tool("add", "Add two integers.", {"a": INTEGER, "b": INTEGER})
 
 
 class SumConfig(EnvConfig):
-    a: int = 2
-    b: int = 3
+    a: int = Field(2, ge=0, le=1000)
+    b: int = Field(3, ge=0, le=1000)
 
 
 class FakeToolAgent(AgentEnv):
