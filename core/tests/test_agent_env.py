@@ -141,3 +141,17 @@ def test_an_agent_env_passes_the_conformance_kit() -> None:
 
     report = check_env(FakeToolAgent, configs=[{}, {"a": 40, "b": 2}], sample_replies=["5"])
     report.raise_for_violations()
+
+
+def test_naming_agent_env_imports_neither_openai_nor_httpx() -> None:
+    """`openai` and `httpx` load when an episode starts, not when an env package is listed or
+    its class is imported."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, swift_gym; swift_gym.AgentEnv; swift_gym.AgentResult; "
+        "import swift_gym.agent.env; print(sorted({'openai', 'httpx'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
