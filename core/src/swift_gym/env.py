@@ -79,6 +79,16 @@ class Env(ABC):
         """
         return []
 
+    def rewritten_context(self) -> list[Message] | None:
+        """The whole chat to show the model next, when the env replaced it after its last
+        reset or step; None (the default) when the chat goes on by extension.
+
+        An `AgentEnv` whose program rewrote its history (summarised it, changed the system
+        prompt or its tools) returns the program's messages here; the `swift_gym` scheduler and
+        the evaluator then show the model exactly those, and read `tools()` again.
+        """
+        return None
+
     async def close(self) -> None:  # noqa: B027 - a no-op default is the point
         """Release resources. Safe to call more than once."""
 
