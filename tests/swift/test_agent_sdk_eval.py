@@ -207,3 +207,14 @@ def test_the_agents_sdk_program_docs_agents_md_shows_works_as_shown() -> None:
     assert (observation, system, tools) == ("What is 2 + 2?", "Use add.", ["add"])
     assert [result.content for result in first.tool_results] == ["4"]
     assert (last.reward, last.done) == (1.0, True)
+
+
+def test_the_example_passes_the_conformance_kit() -> None:
+    from agent_openai_agents import AgentsSdkCalculator
+
+    from swift_gym.testing import check_env
+
+    configs = [{}, {"seed": 3, "max_turns": 2}]
+    check_env(
+        AgentsSdkCalculator, configs=configs, sample_replies=["147", "garbage"]
+    ).raise_for_violations()
