@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
 from mcp import ClientSession, McpError
-from mcp.types import CONNECTION_CLOSED
+from mcp.types import CONNECTION_CLOSED, ErrorData
 
 from ..errors import printable
 from .results import result_text
@@ -30,9 +29,9 @@ from .stdio import Transport, stdio_streams
 
 MAX_TOOLS_LISTED = 1024
 """Tools read from one server at most (pages of `tools/list` included)."""
-CLOSE_WAIT = 10.0
-"""Seconds `close()` waits for a session to end before cancelling it (a stdio server is
-SIGKILLed at the latest then)."""
+CLOSE_WAIT = 3.0
+"""Seconds `close()` waits for an open session to end orderly before cancelling it (a hung
+HTTP server may never answer the DELETE that ends its session)."""
 
 
 class ServerConnection:
@@ -47,6 +46,7 @@ class ServerConnection:
         self._session: ClientSession | None = None
         self._closing: asyncio.Event | None = None
         self._owner: asyncio.Task[None] | None = None
+        self._broken: asyncio.Event | None = None
 
     @property
     def label(self) -> str:
@@ -58,6 +58,7 @@ class ServerConnection:
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[list[Any]] = loop.create_future()
         self._closing = asyncio.Event()
+        self._broken = asyncio.Event()
         self._owner = loop.create_task(self._own(ready))
         timeout = self.spec.connect_timeout_seconds
         try:
@@ -111,7 +112,17 @@ class ServerConnection:
     def _streams(self) -> contextlib.AbstractAsyncContextManager[tuple[Any, Any]]:
         if isinstance(self.spec, StdioServer):
             return stdio_streams(self.spec, self.transport)
-        return _http_streams(self.spec)
+        from .http import http_streams
+
+        return http_streams(self.spec, self._broke)
+
+    def _broke(self, error: BaseException) -> None:
+        """The HTTP connection failed mid-request: the server is gone for this session."""
+        self.transport.fault = self.transport.fault or (
+            f"the connection broke: {self._redact(_describe(error))}"
+        )
+        if self._broken is not None:
+            self._broken.set()
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         """(text, is_error) of calling `tool` with `arguments`; never raises, never hangs."""
@@ -121,7 +132,7 @@ class ServerConnection:
         timeout = self.spec.call_timeout_seconds
         late = f"the tool {tool!r} did not answer within {timeout:g} s"
         try:
-            result = await asyncio.wait_for(
+            result = await self._unless_broken(
                 session.call_tool(tool, arguments, read_timeout_seconds=timedelta(seconds=timeout)),
                 timeout + 1,
             )
@@ -140,24 +151,51 @@ class ServerConnection:
         text = result_text(result, self.spec.max_result_chars)
         return text, bool(result.isError)
 
+    async def _unless_broken(self, call: Any, timeout: float) -> Any:
+        """Await `call`, unless the connection breaks first (then McpError CONNECTION_CLOSED)
+        or `timeout` passes (asyncio.TimeoutError)."""
+        assert self._broken is not None
+        task = asyncio.ensure_future(call)
+        broken = asyncio.ensure_future(self._broken.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {task, broken}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            broken.cancel()
+            if not task.done():
+                task.cancel()
+        if task in done:
+            return task.result()
+        if broken in done:
+            raise McpError(ErrorData(code=CONNECTION_CLOSED, message="the connection broke"))
+        raise asyncio.TimeoutError
+
     def _gone_text(self) -> str:
         why = self.gone or self.transport.fault or "the session ended"
         return f"the MCP server {self.name!r} is gone ({why}); its tools cannot be called now"
 
     async def close(self) -> None:
         """End the session (a stdio server's process group is gone when it returns). Safe to
-        call more than once."""
+        call more than once. A session still starting is cancelled; an open one is left
+        orderly (an HTTP session is deleted on its server) for up to `CLOSE_WAIT` seconds,
+        then cancelled (a stdio server is killed either way)."""
         if self._closing is not None:
             self._closing.set()
         owner = self._owner
         if owner is None or owner.done():
             return
+        if self._session is None:
+            owner.cancel()
         try:
             await asyncio.wait_for(asyncio.shield(owner), CLOSE_WAIT)
         except asyncio.TimeoutError:
             owner.cancel()
-            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
-                await asyncio.wait_for(owner, CLOSE_WAIT)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(owner), CLOSE_WAIT)
+        except asyncio.CancelledError:  # the caller was cancelled: the owner still ends
+            owner.cancel()
+            raise
 
 
 async def _all_tools(session: ClientSession) -> list[Any]:
@@ -170,30 +208,6 @@ async def _all_tools(session: ClientSession) -> list[Any]:
         if not cursor:
             break
     return tools[:MAX_TOOLS_LISTED]
-
-
-@contextlib.asynccontextmanager
-async def _http_streams(spec: HttpServer) -> AsyncIterator[tuple[Any, Any]]:
-    """The streamable-HTTP transport with the operator's headers (the SDK's newer client
-    takes an httpx client; before 1.2x, its older function takes the headers itself)."""
-    import httpx
-    from mcp.client import streamable_http
-
-    headers = {key: value.get_secret_value() for key, value in spec.headers.items()}
-    timeout = httpx.Timeout(spec.connect_timeout_seconds, read=spec.call_timeout_seconds + 5)
-    newer = getattr(streamable_http, "streamable_http_client", None)
-    if newer is not None:
-        async with (
-            httpx.AsyncClient(headers=headers, timeout=timeout) as client,
-            newer(spec.url, http_client=client) as (read, write, _),
-        ):
-            yield read, write
-        return
-    async with streamable_http.streamablehttp_client(
-        spec.url, headers=headers, timeout=spec.connect_timeout_seconds,
-        sse_read_timeout=spec.call_timeout_seconds + 5,
-    ) as (read, write, _):  # fmt: skip
-        yield read, write
 
 
 def _describe(error: BaseException) -> str:

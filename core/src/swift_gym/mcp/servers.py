@@ -47,7 +47,7 @@ class _Server(BaseModel):
         16_384, ge=256, le=4_194_304, description="Characters of a tool result the model reads."
     )
     max_message_bytes: int = Field(
-        16 * 1024 * 1024,
+        64 * 1024 * 1024,
         ge=65_536,
         le=1 << 30,
         description="The longest message a stdio server may send; a longer one ends its session.",

@@ -3,7 +3,8 @@
 `python mcp_server.py stdio` or `python mcp_server.py http PORT` (on 127.0.0.1). At start it
 writes its pid to a new file in `$MCP_TEST_PIDS` (a directory), if set, so a test can check the
 process is gone. Its tools: `add`, `echo` (offered by both kinds: a name clash), `secret` (a
-value from its env, to see the operator's `env` arrive), `big` (a result of N characters),
+value from its env, to see the operator's `env` arrive), `header` (the request's
+Authorization header, to see the operator's `headers` arrive), `big` (a result of N characters),
 `fail` (a tool error), `die` (the process exits mid-call), `hang` (sleeps, in the event loop of
 the server: it answers nothing meanwhile), `picture` (an image).
 """
@@ -15,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from mcp.server.fastmcp import FastMCP, Image
+from mcp.server.fastmcp import Context, FastMCP, Image
 
 kind = sys.argv[1]
 port = int(sys.argv[2]) if len(sys.argv) > 2 else 0
@@ -41,6 +42,13 @@ def echo(text: str) -> str:
 def secret() -> str:
     """A value from the server's environment."""
     return os.environ.get("MCP_TEST_SECRET", "(unset)")
+
+
+@server.tool()
+def header(ctx: Context) -> str:
+    """The Authorization header of the HTTP request (over HTTP only)."""
+    request = ctx.request_context.request
+    return request.headers.get("authorization", "(none)") if request is not None else "(stdio)"
 
 
 @server.tool()
