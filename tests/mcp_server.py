@@ -6,7 +6,8 @@ process is gone. Its tools: `add`, `echo` (offered by both kinds: a name clash),
 value from its env, to see the operator's `env` arrive), `header` (the request's
 Authorization header, to see the operator's `headers` arrive), `big` (a result of N characters),
 `fail` (a tool error), `die` (the process exits mid-call), `hang` (sleeps, in the event loop of
-the server: it answers nothing meanwhile), `picture` (an image).
+the server: it answers nothing meanwhile; `header`, `die` and `hang`
+not with `$MCP_TEST_TAME` set), `picture` (an image).
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ def secret() -> str:
     return os.environ.get("MCP_TEST_SECRET", "(unset)")
 
 
-@server.tool()
 def header(ctx: Context) -> str:
     """The Authorization header of the HTTP request (over HTTP only)."""
     request = ctx.request_context.request
@@ -63,17 +63,21 @@ def fail(why: str) -> str:
     raise ValueError(f"failed on purpose: {why}")
 
 
-@server.tool()
 def die() -> str:
     """Exit the server's process mid-call."""
     os._exit(3)
 
 
-@server.tool()
 def hang(seconds: float) -> str:
     """Sleep, holding the server's event loop."""
     time.sleep(seconds)
     return "woke"
+
+
+if not os.environ.get("MCP_TEST_TAME"):  # a random policy would call them
+    server.tool()(header)
+    server.tool()(die)
+    server.tool()(hang)
 
 
 @server.tool()

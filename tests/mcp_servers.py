@@ -57,12 +57,12 @@ def stdio_settings(**more: object) -> dict[str, object]:
 class HttpServer:
     """A streamable-HTTP MCP server process on 127.0.0.1 (killed at the end of the test)."""
 
-    def __init__(self, pid_dir: Path):
+    def __init__(self, pid_dir: Path, tame: bool = False):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.process = subprocess.Popen(
             [sys.executable, str(SERVER), "http", str(self.port)],
-            env={**os.environ, "MCP_TEST_PIDS": str(pid_dir)},
+            env={**os.environ, "MCP_TEST_PIDS": str(pid_dir), "MCP_TEST_TAME": "1" * tame},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -109,7 +109,7 @@ def test_an_unconfigured_server_is_a_config_error_naming_the_configured(
     with pytest.raises(InvalidConfigError) as raised:
         make(row(mcp_servers=["calc", "clac2"]))
     text = str(raised.value)
-    assert "mcp_servers[1]: unknown MCP server (got 'clac2')" in text
+    assert "mcp_servers.1: unknown MCP server (got 'clac2')" in text
     assert "did you mean 'calc'?" in text
     assert "configured MCP servers: calc, web" in text
     assert "127.0.0.1:9" not in text  # names only, never settings

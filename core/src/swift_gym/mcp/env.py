@@ -34,7 +34,7 @@ SYSTEM_PROMPT = (
 )
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
-ServerName = Annotated[str, Field(pattern=f"^{NAME.pattern}$")]
+ServerName = Annotated[str, Field(max_length=64, pattern=f"^{NAME.pattern}$")]
 
 
 class McpToolsConfig(EnvConfig):

@@ -169,7 +169,7 @@ def pick(
             )
             problems.append(
                 ConfigProblem(
-                    f"{field}[{index}]",
+                    f"{field}.{index}",
                     "unknown MCP server",
                     name,
                     suggestion=did_you_mean(name, known),
