@@ -17,7 +17,7 @@ from swift_gym_reasoning_gym.ids import ENV_NAMES as REASONING_GYM
 from swift_gym_textarena.ids import ENV_NAMES as TEXTARENA
 
 EXPECTED = {
-    "swift-gym": {"openenv"},
+    "swift-gym": {"mcp_tools", "openenv"},
     "swift-gym-frozen-lake": {"frozen_lake", "frozen_lake_ms_swift"},
     "swift-gym-gymnasium": set(GYMNASIUM),
     "swift-gym-reasoning-gym": set(REASONING_GYM),
