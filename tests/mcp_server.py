@@ -7,7 +7,8 @@ value from its env, to see the operator's `env` arrive), `header` (the request's
 Authorization header, to see the operator's `headers` arrive), `big` (a result of N characters),
 `fail` (a tool error), `die` (the process exits mid-call), `hang` (sleeps, in the event loop of
 the server: it answers nothing meanwhile; `header`, `die` and `hang`
-not with `$MCP_TEST_TAME` set), `picture` (an image).
+not with `$MCP_TEST_TAME` set;
+`$MCP_TEST_ONLY`, a comma list, keeps only those), `picture` (an image).
 """
 
 from __future__ import annotations
@@ -85,6 +86,14 @@ def picture() -> Image:
     """A tiny image."""
     return Image(data=b"\x89PNG\r\n\x1a\n", format="png")
 
+
+only = os.environ.get("MCP_TEST_ONLY")  # a comma list: offer only these (short prompts)
+if only:
+    for name in {"add", "echo", "secret", "big", "fail", "picture", "header", "die", "hang"}:
+        if name not in only.split(",") and name in {
+            t.name for t in server._tool_manager.list_tools()
+        }:
+            server.remove_tool(name)
 
 if kind == "stdio":
     server.run("stdio")

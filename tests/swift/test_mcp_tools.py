@@ -5,7 +5,7 @@
    sessions opened in reset must outlive it): the model's parsed calls reach both servers, the
    answer scores 1.0; episodes cut off at `max_turns` leave no server process.
 2. A real `swift rlhf` GRPO run with `--agent_template hermes`, the tiny model made to write a
-   hermes call of `calc__add` as its every token: the trainer's engine parses the calls, the
+   hermes call of `add` as its every token: the trainer's engine parses the calls, the
    stdio server of each episode answers them, every episode is cut off at `--max_turns`, and
    when the run ends no server process it started is left (each server wrote its pid).
 """
@@ -138,19 +138,26 @@ def test_episodes_cut_off_at_max_turns_leave_no_server(servers, run_rollout, row
     assert wait_gone(stdio_pids(pids), 0) == []
 
 
-HERMES_CALL = '<tool_call>\n{"name": "calc__add", "arguments": {"a": 2, "b": 3}}\n</tool_call>'
+HERMES_CALL = '<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>'
 MAX_TURNS = 2
 
 
-def test_grpo_cut_off_at_max_turns_leaves_no_server_process(servers, tmp_path: Path) -> None:
+def test_grpo_cut_off_at_max_turns_leaves_no_server_process(
+    servers, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from grpo_run import swift_rlhf
     from tiny_model import build_calling_model
 
     import swift_gym
 
-    environ, pids = servers
+    _, pids = servers
     model = build_calling_model(tmp_path / "model", HERMES_CALL)
-    env = swift_gym.make(ROW)
+    # one server, one tool: the tiny model's 4,096 positions hold the tools block of no more
+    calc = stdio_settings(env={"MCP_TEST_ONLY": "add"})
+    environ = {"SWIFT_GYM_MCP_SERVERS": json.dumps({"calc": calc})}
+    monkeypatch.setenv("SWIFT_GYM_MCP_SERVERS", environ["SWIFT_GYM_MCP_SERVERS"])
+    row = {**ROW, "mcp_servers": ["calc"], "answer": "5"}
+    env = swift_gym.make(row)
     import asyncio
 
     async def tools_of() -> list[dict[str, Any]]:
@@ -164,12 +171,12 @@ def test_grpo_cut_off_at_max_turns_leaves_no_server_process(servers, tmp_path: P
     dataset = tmp_path / "rows.jsonl"
     with dataset.open("w") as out:
         for seed in range(4):
-            row = {
+            line = {
                 "messages": [{"role": "user", "content": "<placeholder>"}],
                 "tools": json.dumps(tools),  # the prompt ms-swift encodes has them too
-                "env_config": {**ROW, "seed": seed, "max_tool_calls": 32},
+                "env_config": {**row, "seed": seed, "max_tool_calls": 32},
             }
-            out.write(json.dumps(row) + "\n")
+            out.write(json.dumps(line) + "\n")
     before = len(stdio_pids(pids))
     trajectories = tmp_path / "trajectories"
     swift_rlhf(
@@ -188,5 +195,5 @@ def test_grpo_cut_off_at_max_turns_leaves_no_server_process(servers, tmp_path: P
     for record in records:
         assert record["status"] == "max_turns" and len(record["turns"]) == MAX_TURNS
         for turn in record["turns"]:
-            assert [call["name"] for call in turn["tool_calls"]] == ["calc__add"] * 2
+            assert [call["name"] for call in turn["tool_calls"]] == ["add"] * 2
             assert [result["content"] for result in turn["tool_results"]] == ["5", "5"]
