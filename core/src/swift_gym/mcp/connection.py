@@ -187,15 +187,11 @@ class ServerConnection:
             return
         if self._session is None:
             owner.cancel()
-        try:
-            await asyncio.wait_for(asyncio.shield(owner), CLOSE_WAIT)
-        except asyncio.TimeoutError:
+        # asyncio.wait, not the task itself: a cancelled owner must not cancel the closer
+        done, _ = await asyncio.wait({owner}, timeout=CLOSE_WAIT)
+        if not done:
             owner.cancel()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(owner), CLOSE_WAIT)
-        except asyncio.CancelledError:  # the caller was cancelled: the owner still ends
-            owner.cancel()
-            raise
+            await asyncio.wait({owner}, timeout=CLOSE_WAIT)
 
 
 async def _all_tools(session: ClientSession) -> list[Any]:
