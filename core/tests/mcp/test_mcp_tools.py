@@ -21,7 +21,8 @@ import pytest
 from mcp_servers import SECRET, alive, pids_in, stdio_settings, wait_gone
 
 from swift_gym import ToolCall
-from swift_gym.mcp import MCPServerError, MCPTools
+from swift_gym.errors import EnvUnavailableError
+from swift_gym.mcp import MCPServerDownError, MCPServerError, MCPTools
 from swift_gym.mcp.servers import read_servers
 from swift_gym.mcp.stdio import live_pids
 
@@ -207,6 +208,7 @@ async def test_a_server_that_fails_to_start_is_an_env_error(pids: Path) -> None:
     tools = tools_of({"calc": stdio_settings(), "broken": {"command": crash}})
     with pytest.raises(MCPServerError) as raised:
         await tools.open()
+    assert not isinstance(raised.value, MCPServerDownError)
     text = str(raised.value)
     assert "MCP server 'broken' (stdio: python" in text and "failed to start" in text
     assert "its stderr began: boom" in text
@@ -216,8 +218,9 @@ async def test_a_server_that_fails_to_start_is_an_env_error(pids: Path) -> None:
 async def test_an_unreachable_url_names_the_server_never_its_secrets() -> None:
     url = f"http://127.0.0.1:9/mcp?token={SECRET}"
     tools = tools_of({"web": {"url": url, "headers": {"Authorization": SECRET}}})
-    with pytest.raises(MCPServerError) as raised:
+    with pytest.raises(MCPServerDownError) as raised:  # eval starts no new episode then
         await tools.open()
+    assert isinstance(raised.value, EnvUnavailableError)
     text = str(raised.value)
     assert "MCP server 'web' (http: http://127.0.0.1:9/mcp) failed to start" in text
     assert SECRET not in text

@@ -15,6 +15,7 @@ from .._lazy import attach
 _EXPORTS = {
     "MCPTools": "toolbox",
     "MCPServerError": "servers",
+    "MCPServerDownError": "servers",
     "McpToolsEnv": "env",
     "StdioServer": "servers",
     "HttpServer": "servers",
@@ -25,6 +26,7 @@ _EXPORTS = {
 __all__ = [
     "SERVERS_VARIABLE",
     "HttpServer",
+    "MCPServerDownError",
     "MCPServerError",
     "MCPTools",
     "McpToolsEnv",

@@ -24,7 +24,14 @@ from mcp.types import CONNECTION_CLOSED, ErrorData
 
 from ..errors import printable
 from .results import result_text
-from .servers import HttpServer, MCPServerError, ServerSpec, StdioServer, public_url
+from .servers import (
+    HttpServer,
+    MCPServerDownError,
+    MCPServerError,
+    ServerSpec,
+    StdioServer,
+    public_url,
+)
 from .stdio import Transport, stdio_streams
 
 MAX_TOOLS_LISTED = 1024
@@ -86,7 +93,8 @@ class ServerConnection:
         except Exception as error:  # an ExceptionGroup of the transport's tasks too
             why = self.transport.fault or self._redact(_describe(error))
             if not ready.done():
-                ready.set_exception(MCPServerError(self._start_failure(why)))
+                kind = MCPServerDownError if _refused(error) else MCPServerError
+                ready.set_exception(kind(self._start_failure(why)))
             elif not self._closing.is_set():
                 self.gone = self.gone or why
         finally:
@@ -118,9 +126,8 @@ class ServerConnection:
 
     def _broke(self, error: BaseException) -> None:
         """The HTTP connection failed mid-request: the server is gone for this session."""
-        self.transport.fault = self.transport.fault or (
-            f"the connection broke: {self._redact(_describe(error))}"
-        )
+        what = "the connection broke" if self._session is not None else "cannot connect"
+        self.transport.fault = self.transport.fault or (f"{what}: {self._redact(_describe(error))}")
         if self._broken is not None:
             self._broken.set()
 
@@ -204,6 +211,19 @@ async def _all_tools(session: ClientSession) -> list[Any]:
         if not cursor:
             break
     return tools[:MAX_TOOLS_LISTED]
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether `error` (or an exception group's leaf) is a refused or failed HTTP connect."""
+    pending = [error]
+    while pending:
+        item = pending.pop()
+        if type(item).__name__ == "ConnectError":  # httpx's, without importing httpx here
+            return True
+        pending.extend(getattr(item, "exceptions", ()))
+        if item.__cause__ is not None:
+            pending.append(item.__cause__)
+    return False
 
 
 def _describe(error: BaseException) -> str:

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from ..errors import ConfigProblem, SwiftGymError, did_you_mean, short_repr
+from ..errors import ConfigProblem, EnvUnavailableError, SwiftGymError, did_you_mean, short_repr
 
 SERVERS_VARIABLE = "SWIFT_GYM_MCP_SERVERS"
 """The operator's servers: a JSON object `{"name": {server}, ...}`, or the path of a file that
@@ -32,6 +32,11 @@ _SHOWN = 20
 class MCPServerError(SwiftGymError, RuntimeError):
     """An MCP server could not be started or reached, or failed while listing its tools: the
     episode cannot be played as configured. Names the server, never its settings' secrets."""
+
+
+class MCPServerDownError(MCPServerError, EnvUnavailableError):
+    """Nothing accepts a connection at an HTTP server's URL: no episode can use it now
+    (`swift-gym eval` then starts no new episode, as for any env whose server is down)."""
 
 
 class _Server(BaseModel):
