@@ -61,7 +61,7 @@ def test_listing_in_a_new_process_imports_none_of_the_libraries(tmp_path):
         f"{LIBRARIES!r})]))"
     )
     count, imported = python_json(code, tmp_path)
-    assert count == 170
+    assert count == 171
     assert imported == []
 
 

@@ -211,8 +211,15 @@ async def test_a_server_that_fails_to_start_is_an_env_error(pids: Path) -> None:
     assert not isinstance(raised.value, MCPServerDownError)
     text = str(raised.value)
     assert "MCP server 'broken' (stdio: python" in text and "failed to start" in text
-    assert "its stderr began: boom" in text
+    assert "its stderr: boom" in text
     assert wait_gone(pids_in(pids)) == [] and live_pids() == []  # the good one closed too
+
+
+async def test_a_command_not_found_says_so(pids: Path) -> None:
+    tools = tools_of({"gone": {"command": ["/no/such/mcp-server"]}})
+    with pytest.raises(MCPServerError, match="No such file or directory: '/no/such/mcp-server'"):
+        await tools.open()
+    assert live_pids() == []
 
 
 async def test_an_unreachable_url_names_the_server_never_its_secrets() -> None:

@@ -107,8 +107,9 @@ class ServerConnection:
     def _start_failure(self, why: str) -> str:
         text = f"{self.label} failed to start: {why}"
         stderr = self.transport.stderr.text().strip()
-        if stderr:
-            text += f"; its stderr began: {printable(stderr, 500)}"
+        if stderr:  # the end says most (a traceback's last line)
+            cut = "..." if len(stderr) > 500 else ""
+            text += f"; its stderr: {cut}{printable(stderr[-500:], 500)}"
         return text
 
     def _redact(self, text: str) -> str:

@@ -33,8 +33,10 @@ GRACE = 1.0
 """Seconds a server gets to exit after its stdin closes, before SIGKILL."""
 _KEPT_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 _LAUNCHER = (
-    "import ctypes,os,sys\n"
-    "ctypes.CDLL(None).prctl(1, 9)\n"  # PR_SET_PDEATHSIG, SIGKILL
+    "import os,sys\n"
+    "try:\n"
+    " import ctypes; ctypes.CDLL(None).prctl(1, 9)\n"  # PR_SET_PDEATHSIG, SIGKILL (Linux)
+    "except Exception: pass\n"
     "os.getppid() == int(sys.argv[1]) or os._exit(70)\n"  # the parent already died
     "os.execvp(sys.argv[2], sys.argv[2:])\n"
 )
