@@ -38,7 +38,11 @@ _LAUNCHER = (
     " import ctypes; ctypes.CDLL(None).prctl(1, 9)\n"  # PR_SET_PDEATHSIG, SIGKILL (Linux)
     "except Exception: pass\n"
     "os.getppid() == int(sys.argv[1]) or os._exit(70)\n"  # the parent already died
-    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+    "try:\n"
+    " os.execvp(sys.argv[2], sys.argv[2:])\n"
+    "except OSError as e:\n"
+    " print(f'cannot run {sys.argv[2]!r}: {e.strerror}', file=sys.stderr, flush=True)\n"
+    " os._exit(127)\n"
 )
 _LIVE: set[Child] = set()
 
@@ -115,6 +119,8 @@ async def stdio_streams(spec: StdioServer, transport: Transport) -> AsyncIterato
     finally:
         with anyio.CancelScope(shield=True):
             await end(child)
+            with contextlib.suppress(asyncio.TimeoutError, OSError):  # what it wrote last
+                await asyncio.wait_for(transport.stderr.drain(child.stderr), 0.5)
 
 
 async def end(child: Child) -> None:
