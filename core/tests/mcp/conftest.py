@@ -1,6 +1,7 @@
 """Fixtures of the MCP tests: real servers (`tests/mcp_server.py`), the operator's settings.
 
-Tests that need the mcp SDK skip without it.
+The modules whose tests start servers skip without the mcp SDK; the configuration's tests
+need only the core.
 """
 
 from __future__ import annotations
@@ -10,9 +11,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("mcp")
-
 from mcp_servers import HttpServer
 
 

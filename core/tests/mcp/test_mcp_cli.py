@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("mcp")  # these tests start real MCP servers
+
 from cli_runner import run
 from mcp_servers import SECRET, HttpServer, pids_in, stdio_settings, wait_gone
 

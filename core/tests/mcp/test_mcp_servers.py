@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from mcp_servers import SECRET, stdio_settings
+from mcp_servers import SECRET, pids_in, stdio_settings
 
 from swift_gym import InvalidConfigError, make
 from swift_gym.mcp import HttpServer, StdioServer, operator_servers, read_servers
-from swift_gym.mcp.stdio import live_pids
 
 Configure = Callable[[dict[str, object]], str]
 
@@ -95,15 +94,17 @@ def test_a_row_picks_servers_by_name(configure: Configure) -> None:
         {"mcp_servers": []},
     ],
 )
-def test_a_row_never_gives_a_command_a_url_or_headers(configure: Configure, fields: dict) -> None:
+def test_a_row_never_gives_a_command_a_url_or_headers(
+    configure: Configure, fields: dict, pids: Path
+) -> None:
     configure({"calc": stdio_settings()})
     with pytest.raises(InvalidConfigError):
         make(row(**fields))
-    assert live_pids() == []
+    assert pids_in(pids) == []  # no server was started
 
 
 def test_an_unconfigured_server_is_a_config_error_naming_the_configured(
-    configure: Configure,
+    configure: Configure, pids: Path
 ) -> None:
     configure({"calc": stdio_settings(), "web": {"url": "http://127.0.0.1:9/mcp"}})
     with pytest.raises(InvalidConfigError) as raised:
@@ -113,7 +114,7 @@ def test_an_unconfigured_server_is_a_config_error_naming_the_configured(
     assert "did you mean 'calc'?" in text
     assert "configured MCP servers: calc, web" in text
     assert "127.0.0.1:9" not in text  # names only, never settings
-    assert live_pids() == []
+    assert pids_in(pids) == []  # no server was started
 
 
 def test_without_servers_the_error_says_who_configures_them(

@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("mcp")  # these tests start real MCP servers
+
 from mcp_servers import SECRET, alive, pids_in, stdio_settings, wait_gone
 
 from swift_gym import ToolCall
