@@ -44,7 +44,9 @@ _LAUNCHER = (
     " print(f'cannot run {sys.argv[2]!r}: {e.strerror}', file=sys.stderr, flush=True)\n"
     " os._exit(127)\n"
 )
-_LIVE: set[Child] = set()
+_LIVE: dict[Child, int] = {}
+"""Servers not yet ended, each with the pid of the process that started it (a forked child
+inherits this table, and must not kill its parent's servers at its exit)."""
 
 
 class Transport:
@@ -71,7 +73,7 @@ async def stdio_streams(spec: StdioServer, transport: Transport) -> AsyncIterato
         argv, env=env, new_session=True, read_limit=spec.max_message_bytes, cwd=spec.cwd
     )
     transport.child = child
-    _LIVE.add(child)
+    _LIVE[child] = os.getpid()
     to_session, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -132,7 +134,7 @@ async def end(child: Child) -> None:
             await asyncio.wait_for(child.wait(), GRACE)
     kill_group(child)
     await child.wait()
-    _LIVE.discard(child)
+    _LIVE.pop(child, None)
 
 
 def kill_group(child: Child) -> None:
@@ -149,5 +151,6 @@ def live_pids() -> list[int]:
 
 @atexit.register
 def _kill_all() -> None:
-    for child in list(_LIVE):
-        kill_group(child)
+    for child, owner in list(_LIVE.items()):
+        if owner == os.getpid():
+            kill_group(child)
