@@ -3,12 +3,12 @@
 `python mcp_server.py stdio` or `python mcp_server.py http PORT` (on 127.0.0.1). At start it
 writes its pid to a new file in `$MCP_TEST_PIDS` (a directory), if set, so a test can check the
 process is gone. Its tools: `add`, `echo` (offered by both kinds: a name clash), `secret` (a
-value from its env, to see the operator's `env` arrive), `header` (the request's
-Authorization header, to see the operator's `headers` arrive), `big` (a result of N characters),
-`fail` (a tool error), `die` (the process exits mid-call), `hang` (sleeps, in the event loop of
-the server: it answers nothing meanwhile; `header`, `die` and `hang`
-not with `$MCP_TEST_TAME` set;
-`$MCP_TEST_ONLY`, a comma list, keeps only those), `picture` (an image).
+value from its env, to see the operator's `env` arrive), `big` (a result of N characters),
+`fail` (a tool error), `picture` (an image); and, unless `$MCP_TEST_TAME` is set (a random
+policy calls every tool), `header` (the request's Authorization header, to see the operator's
+`headers` arrive), `nap` (sleeps, answering other calls meanwhile), `hang` (sleeps holding the
+server's event loop: it answers nothing meanwhile) and `die` (the process exits mid-call).
+`$MCP_TEST_ONLY`, a comma list, keeps only those tools.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
 from mcp.server.fastmcp import Context, FastMCP, Image
 
 kind = sys.argv[1]
@@ -64,6 +65,12 @@ def fail(why: str) -> str:
     raise ValueError(f"failed on purpose: {why}")
 
 
+async def nap(seconds: float) -> str:
+    """Sleep without holding the server's event loop (its other tools still answer)."""
+    await anyio.sleep(seconds)
+    return "rested"
+
+
 def die() -> str:
     """Exit the server's process mid-call."""
     os._exit(3)
@@ -77,6 +84,7 @@ def hang(seconds: float) -> str:
 
 if not os.environ.get("MCP_TEST_TAME"):  # a random policy would call them
     server.tool()(header)
+    server.tool()(nap)
     server.tool()(die)
     server.tool()(hang)
 

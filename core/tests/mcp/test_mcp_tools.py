@@ -181,6 +181,22 @@ async def test_a_server_that_hangs_is_bounded_by_the_call_timeout(
     assert wait_gone(pid, 0) == []
 
 
+async def test_a_timed_out_http_call_leaves_the_session_usable(
+    pids: Path, http_server: Any
+) -> None:
+    """The call's response stream is cut when the HTTP client's read timeout (the call timeout
+    plus 5 s) passes: a timeout, not a broken connection, so the server's other tools go on."""
+    tools = tools_of({"web": http_server.settings(call_timeout_seconds=1)})
+    await tools.open()
+    try:
+        napping = await tools.call(call("nap", seconds=600))
+        assert napping.content == "Error: the tool 'nap' did not answer within 1 s"
+        await asyncio.sleep(7)  # past the read timeout of the napping call's stream
+        assert (await tools.call(call("add", a=1, b=1))).content == "2"
+    finally:
+        await tools.close()
+
+
 async def test_reset_and_steps_on_different_loops(pids: Path) -> None:
     """ms-swift's colocate mode: reset on one event loop, the turns on another."""
     tools = tools_of({"calc": stdio_settings()})

@@ -18,6 +18,9 @@ import httpx
 from .servers import HttpServer
 
 Broken = Callable[[BaseException], None]
+BROKEN = (httpx.NetworkError, httpx.RemoteProtocolError)
+"""What says the server is gone: a failed connect, read or write, a response cut off. Not a
+timeout: a hung call is the call timeout's to end, and the server's other tools may work."""
 
 
 class Watched(httpx.AsyncBaseTransport):
@@ -32,7 +35,7 @@ class Watched(httpx.AsyncBaseTransport):
             return await self.inner.handle_async_request(request)
         try:
             response = await self.inner.handle_async_request(request)
-        except httpx.TransportError as error:
+        except BROKEN as error:
             self.on_broken(error)
             raise
         response.stream = _WatchedStream(response.stream, self.on_broken)  # type: ignore[arg-type]
@@ -51,7 +54,7 @@ class _WatchedStream(httpx.AsyncByteStream):
         try:
             async for chunk in self.inner:
                 yield chunk
-        except httpx.TransportError as error:
+        except BROKEN as error:
             self.on_broken(error)
             raise
 
