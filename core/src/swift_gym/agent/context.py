@@ -116,7 +116,10 @@ def next_turn(
 
 
 def _after_last_assistant(messages: list[Any]) -> list[Any]:
-    for index in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[index], dict) and messages[index].get("role") == "assistant":
-            return messages[index + 1 :]
-    return []
+    """The messages after the last assistant message (after the system prompt if none)."""
+    start = 0
+    for index, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "assistant" or (start == index and role in ("system", "developer")):
+            start = index + 1
+    return messages[start:]

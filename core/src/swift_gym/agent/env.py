@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import time
 import weakref
 from abc import abstractmethod
@@ -40,7 +41,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import openai
 
+logger = logging.getLogger("swift_gym")
 _ids = itertools.count(1)
+_running: set[asyncio.Task[Any]] = set()
+"""Every program task of the process not yet finished (on the background loop): held here so
+a program that ignores cancellation is never destroyed while pending, and counted."""
 ENDED = "the agent program ended before answering this call"
 
 
@@ -133,6 +138,7 @@ class _Episode:
 
     def __init__(self, env: AgentEnv):
         self.env: AgentEnv | None = env  # dropped once started: the task holds what it needs
+        self.label = type(env).__name__
         self.task: asyncio.Task[Any] | None = None
         self.call: tuple[dict[str, Any], asyncio.Future[dict[str, Any]]] | None = None
         self.waiter: asyncio.Future[None] | None = None
@@ -148,6 +154,7 @@ class _Episode:
         assert env is not None
         self.waiter = loop.create_future()
         self.task = loop.create_task(_program(env.run, self.answer))
+        _running.add(self.task)
         self.task.add_done_callback(self._ended)
         return await self._next()
 
@@ -188,6 +195,7 @@ class _Episode:
         return None
 
     def _ended(self, task: asyncio.Task[Any]) -> None:
+        _running.discard(task)
         if self.waiter is not None and not self.waiter.done():
             self.waiter.set_result(None)
 
@@ -221,6 +229,13 @@ class _Episode:
         if not task.done():
             task.cancel()
             await asyncio.wait([task], timeout=timeout)
+            if not task.done():
+                logger.warning(
+                    "swift-gym: an agent program (%s) still runs %ss after it was cancelled; "
+                    "left running (it ignores cancellation)",
+                    self.label,
+                    timeout,
+                )
         if task.done() and not task.cancelled():
             task.exception()  # retrieved: no "exception was never retrieved" at exit
 
@@ -241,6 +256,11 @@ async def _program(run: Any, answer: Any) -> Any:
         raise AgentProgramError(f"the agent program raised {_described(error)}") from None
     finally:
         await client.close()
+
+
+def running_programs() -> int:
+    """How many agent programs of this process have started and not yet finished."""
+    return len(_running)
 
 
 def _described(error: BaseException) -> str:
