@@ -24,10 +24,11 @@ from verifiers.v1.harnesses.utils.compaction import bound_tool_message
 from verifiers.v1.harnesses.utils.mcp import call_mcp, connect_mcp
 
 HARNESS_ID = "swift_gym_verifiers"
+MAX_CALLS = 64
 
 
 class SwiftGymHarnessConfig(vf.HarnessConfig):
-    max_calls: int = Field(64, ge=1, le=10_000)
+    max_calls: int = Field(MAX_CALLS, ge=1, le=10_000)
     """Model calls one segment may make before the loop stops (a runaway tool loop)."""
 
 
@@ -73,7 +74,8 @@ class SwiftGymHarness(vf.Harness[SwiftGymHarnessConfig]):
                 tools, dispatch, servers = await connect_mcp(config, stack)
                 disabled = set(self.config.disabled_tools or ())
                 tools = [tool for tool in tools if tool["function"]["name"] not in disabled]
-            for _ in range(self.config.max_calls):
+            # a plain HarnessConfig (verifiers' load_harness without narrowing) has no max_calls
+            for _ in range(getattr(self.config, "max_calls", MAX_CALLS)):
                 request: dict[str, Any] = {"model": ctx.model, "messages": messages}
                 if tools:
                     request["tools"] = tools
