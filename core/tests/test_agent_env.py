@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import Field
 
 from swift_gym import AgentEnv, AgentResult, EnvConfig, StepResult, ToolResult, as_step_result
 from swift_gym.tools import function_tool
@@ -19,8 +20,8 @@ ADD = function_tool("add", "Add two integers.", {"a": INTEGER, "b": INTEGER})
 
 
 class SumConfig(EnvConfig):
-    a: int = 2
-    b: int = 3
+    a: int = Field(2, ge=0, le=1000)
+    b: int = Field(3, ge=0, le=1000)
 
 
 class FakeToolAgent(AgentEnv):
@@ -49,10 +50,12 @@ class FakeToolAgent(AgentEnv):
                 )
             for call in message.tool_calls:
                 calls += 1
-                args = json.loads(call.function.arguments)
-                messages.append(
-                    {"role": "tool", "tool_call_id": call.id, "content": str(args["a"] + args["b"])}
-                )
+                try:
+                    args = json.loads(call.function.arguments)
+                    content = str(int(args["a"]) + int(args["b"]))
+                except (ValueError, TypeError, KeyError) as error:  # the model's garbage
+                    content = f"Error: {type(error).__name__}"
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
         return 0.0
 
 
@@ -129,3 +132,26 @@ async def test_a_program_that_never_calls_the_model_fails_reset_clearly() -> Non
         await Silent().reset()
     with pytest.raises(AgentProgramError, match="raised ValueError: no dataset before its first"):
         await Broken().reset()
+
+
+def test_an_agent_env_passes_the_conformance_kit() -> None:
+    """Garbage replies, garbage calls, determinism, isolation, close twice, no blocking: the
+    kit's checks hold for a program played through AgentEnv (its refused calls marked)."""
+    from swift_gym.testing import check_env
+
+    report = check_env(FakeToolAgent, configs=[{}, {"a": 40, "b": 2}], sample_replies=["5"])
+    report.raise_for_violations()
+
+
+def test_naming_agent_env_imports_neither_openai_nor_httpx() -> None:
+    """`openai` and `httpx` load when an episode starts, not when an env package is listed or
+    its class is imported."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, swift_gym; swift_gym.AgentEnv; swift_gym.AgentResult; "
+        "import swift_gym.agent.env; print(sorted({'openai', 'httpx'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -40,6 +40,7 @@ class LoopConfig(EnvConfig):
     retitle: bool = False
     edit: bool = False
     hang: bool = False
+    crash: bool = False
 
 
 class AddLoop(AgentEnv):
@@ -65,6 +66,8 @@ class AddLoop(AgentEnv):
                     return AgentResult(float(total == self.config.target), {"turns": turns})
                 if self.config.hang:
                     await asyncio.Event().wait()
+                if self.config.crash:
+                    raise RuntimeError("tool server gone")
                 messages.append(message)
                 for call in message.tool_calls:
                     total += json.loads(call.function.arguments)["amount"]
@@ -253,3 +256,13 @@ def test_an_edited_reply_in_a_rewritten_chat_is_shown_as_written_and_warned(
     second, _ = engine.requests[1]
     assert second[2]["role"] == "assistant" and second[2]["content"] == "(call)"
     assert "not the policy's latest replies in order" in caplog.text
+
+
+def test_a_program_that_raises_ends_only_its_episode(run_rollout, rows) -> None:
+    output, _ = play(run_rollout, rows, {"crash": True})
+    infos = output.rollout_infos
+    assert infos["env_error"] == (
+        "step failed: AgentProgramError: the agent program raised RuntimeError: tool server gone"
+    )
+    assert (infos["total_reward"], infos["num_turns"]) == (0.0, 1)
+    assert FINALLY == ["closed"] and running_programs() == 0

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..replies import content_text, tool_calls
-from ..tools import ToolCall, ToolResult
+from ..tools import ToolCall, ToolResult, ToolSet
 
 UNANSWERED = "the agent program did not answer this call"
 
@@ -76,15 +76,26 @@ def labelled_text(messages: Sequence[Any]) -> str:
 
 
 def next_turn(
-    previous: list[Any], reply: dict[str, Any], calls: Sequence[ToolCall], messages: list[Any]
+    previous: list[Any],
+    reply: dict[str, Any],
+    calls: Sequence[ToolCall],
+    messages: list[Any],
+    tools: ToolSet | None = None,
 ) -> Turn:
     """The Turn of a later call: `messages` read against `previous` (the last call's messages)
-    and the policy's `reply` to it, whose tool calls are `calls`."""
+    and the policy's `reply` to it, whose tool calls are `calls`.
+
+    A tool message has no error flag, so with `tools` (those the reply's call was offered)
+    the result of a call they refuse (an unknown tool, arguments that do not match) is marked
+    `is_error`, whatever the program answered: evaluation counts it as a refused call."""
     size = len(previous)
     extends = (
         len(messages) > size
         and signature(messages[size]) == signature(reply)
-        and all(signature(a) == signature(b) for a, b in zip(previous, messages, strict=False))
+        and (  # the SDK sends the same objects the same way: equal JSON, compared in C
+            messages[:size] == previous
+            or all(signature(a) == signature(b) for a, b in zip(previous, messages, strict=False))
+        )
     )
     tail = messages[size + 1 :] if extends else _after_last_assistant(messages)
     answers: dict[str, str] = {}
@@ -105,7 +116,8 @@ def next_turn(
     results = []
     for call in calls:
         if call.id in answers:
-            results.append(ToolResult.for_call(call, answers[call.id]))
+            refused = tools is not None and isinstance(tools.check(call), ToolResult)
+            results.append(ToolResult.for_call(call, answers[call.id], refused))
         else:
             clean = False
             results.append(ToolResult.error(call, UNANSWERED))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
 import time
 import weakref
@@ -100,7 +101,8 @@ class AgentEnv(Env):
             results = [ToolResult.error(call, ENDED) for call in calls]
             return StepResult("", reward, True, info, results)
         new_messages = body["messages"]
-        turn = next_turn(episode.previous, assistant_message(text, calls), calls, new_messages)
+        reply = assistant_message(text, calls)
+        turn = next_turn(episode.previous, reply, calls, new_messages, self._tools)
         episode.previous = new_messages
         context = turn.context
         if body.get("tools") != self._raw_tools:
@@ -130,7 +132,7 @@ class AgentEnv(Env):
 
     def _set_tools(self, tools: Any) -> None:
         self._raw_tools = tools
-        self._tools = ToolSet(tools or [], f"{type(self).__name__}'s call")
+        self._tools = _tool_set(tools or [], f"{type(self).__name__}'s call")
 
 
 class _Episode:
@@ -256,6 +258,26 @@ async def _program(run: Any, answer: Any) -> Any:
         raise AgentProgramError(f"the agent program raised {_described(error)}") from None
     finally:
         await client.close()
+
+
+_TOOL_SETS: dict[str, ToolSet] = {}
+_MAX_TOOL_SETS = 256
+
+
+def _tool_set(tools: Any, label: str) -> ToolSet:
+    """The checked ToolSet of `tools`, shared by every episode that offers the same ones
+    (episodes of one program mostly do): checked and compiled once, held once."""
+    try:
+        key = json.dumps(tools, sort_keys=True)
+    except (TypeError, ValueError):
+        return ToolSet(tools, label)
+    found = _TOOL_SETS.get(key)
+    if found is None:
+        found = ToolSet(tools, label)  # raises InvalidToolsError: nothing cached
+        if len(_TOOL_SETS) >= _MAX_TOOL_SETS:
+            _TOOL_SETS.pop(next(iter(_TOOL_SETS)))
+        _TOOL_SETS[key] = found
+    return found
 
 
 def running_programs() -> int:
