@@ -1,11 +1,11 @@
 """The example environments keep the swift-gym env contract (the conformance kit).
 
-The calculator is checked with one config and without `tool_calls`: an agent program's tool
-results are OpenAI tool messages, text with no error flag, so `AgentEnv` cannot mark the error
-results that check asks of bad calls (the model still reads verifiers' own error text). Each of
-its episodes starts the task's MCP server (a Python process importing verifiers: 5 to 10 s on
-2 shared cores), so its kit run also skips the episode-heavy `garbage`, `determinism` and
-`isolation` (about 40 episodes, 3 minutes here); the two tool-less examples run them all.
+The calculator is checked with one config: each of its episodes starts the task's MCP server
+(a Python process importing verifiers: 5 to 10 s on 2 shared cores), so its kit run skips the
+episode-heavy `garbage`, `determinism` and `isolation` (about 40 episodes, 3 minutes here);
+the two tool-less examples run them all. `tool_calls` runs: the bad calls reach verifiers' MCP
+tool server or the harness, whose answers `AgentEnv` marks as errors for the calls its offered
+tools refuse.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ TOOLS = "verifiers.sg_calculator"
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_conformance(name: str) -> None:
     configs = [{}] if name == TOOLS else [{}, {"index": 1}]
-    skip = ("tool_calls", "garbage", "determinism", "isolation") if name == TOOLS else ()
+    skip = ("garbage", "determinism", "isolation") if name == TOOLS else ()
     report = check_env(
         name,
         configs,
