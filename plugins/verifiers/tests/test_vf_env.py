@@ -102,6 +102,17 @@ def test_the_operator_sets_the_taskset_config(monkeypatch: pytest.MonkeyPatch) -
     assert "is not JSON" in result.records[0]["error"]
 
 
+def test_a_failing_rubric_ends_only_its_episode(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(VARIABLE, json.dumps({"sg_reverse": {"task": {"broken_reward": True}}}))
+    broken = swift_gym.evaluate("verifiers.sg_reverse", reverse, episodes=2)
+    for record in broken.records:
+        assert record["status"] == "error"
+        assert "TaskError" in record["error"] and "the rubric broke" in record["error"]
+    monkeypatch.delenv(VARIABLE)
+    fine = swift_gym.evaluate("verifiers.sg_reverse", reverse, episodes=2)
+    assert fine.summary["success_rate"] == 1.0
+
+
 def test_a_tool_call_runs_on_the_tasks_own_mcp_server() -> None:
     result = swift_gym.evaluate("verifiers.sg_calculator", calculator, episodes=1)
     (record,) = result.records

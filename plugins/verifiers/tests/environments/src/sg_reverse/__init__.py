@@ -12,9 +12,16 @@ class ReverseData(vf.TaskData):
     answer: str
 
 
-class ReverseTask(vf.Task[ReverseData]):
+class ReverseTaskConfig(vf.TaskConfig):
+    broken_reward: bool = False
+    """Make the reward raise (the tests' failing rubric)."""
+
+
+class ReverseTask(vf.Task[ReverseData, vf.State, ReverseTaskConfig]):
     @vf.reward
     async def exact(self, trace: vf.Trace) -> float:
+        if self.config.broken_reward:
+            raise ValueError("the rubric broke")
         return float((trace.last_reply or "").strip() == self.data.answer)
 
     @vf.metric
@@ -24,6 +31,7 @@ class ReverseTask(vf.Task[ReverseData]):
 
 class ReverseConfig(vf.TasksetConfig):
     num_tasks: int = len(WORDS)
+    task: ReverseTaskConfig = ReverseTaskConfig()
 
 
 class ReverseTaskset(vf.Taskset[ReverseTask, ReverseConfig]):
