@@ -103,3 +103,29 @@ def test_a_call_left_unanswered_or_an_unknown_result_is_a_rewrite() -> None:
     assert next_turn(START, REPLY, [CALL], stray).context is not None
     edited = [{"role": "user", "content": "go!"}, REPLY]
     assert next_turn(START, REPLY, [CALL], edited).context is not None
+
+
+class FakeToolSwitcher(AgentEnv):
+    """Offers `note` on its first call, nothing on its second (the history extended)."""
+
+    async def run(self, client: Any) -> float:
+        messages: list[Any] = [{"role": "user", "content": "go"}]
+        reply = await client.chat.completions.create(model="m", messages=messages, tools=[NOTE])
+        messages += [reply.choices[0].message, {"role": "user", "content": "now answer"}]
+        await client.chat.completions.create(model="m", messages=messages)
+        return 1.0
+
+
+async def test_tools_that_change_between_calls_are_offered_and_replace_the_chat() -> None:
+    env = FakeToolSwitcher()
+    await env.reset()
+    assert [tool["function"]["name"] for tool in env.tools()] == ["note"]
+    result = await env.step([*START, {"role": "assistant", "content": "hm"}])
+    assert result.observation == "now answer" and result.info == {"context_rewritten": True}
+    assert list(env.tools()) == []
+    assert env.rewritten_context() == [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "hm"},
+        {"role": "user", "content": "now answer"},
+    ]
+    await env.close()

@@ -69,3 +69,10 @@ def test_the_policy_sees_the_programs_first_chat_and_its_rewrite_exactly(program
     ]
     assert record["observation"] == "[user]\n1+1?\n\n[assistant]\n2\n\n[user]\n2+2?"
     assert record["turns"][0]["info"] == {"context_rewritten": True}
+
+
+def test_an_agent_env_is_listed_without_importing_its_program(programs: None) -> None:
+    import sys
+
+    assert [spec.name for spec in swift_gym.list_envs()] == ["few_shot"]
+    assert "agent_fakes" not in sys.modules

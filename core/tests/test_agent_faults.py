@@ -15,6 +15,7 @@ import pytest
 
 from swift_gym import AgentEnv, EnvConfig, as_step_result, tool_calls
 from swift_gym.agent import AgentProgramError
+from swift_gym.agent.env import running_programs
 from swift_gym.remote import background
 
 USER = [{"role": "user", "content": "go"}]
@@ -136,7 +137,7 @@ class FakeHanger(AgentEnv):
         try:
             await asyncio.Event().wait()
         except asyncio.CancelledError:
-            await asyncio.Event().wait()  # stubborn: close gives up after close_timeout
+            await asyncio.sleep(1)  # stubborn: close gives up after close_timeout (0.2 s)
         return 0.0
 
 
@@ -146,6 +147,12 @@ async def test_a_hanging_program_is_bounded_by_the_callers_timeout_and_close() -
     with pytest.raises(asyncio.TimeoutError):
         await asyncio.wait_for(env.step(reply()), 0.2)
     await asyncio.wait_for(env.close(), 5)  # returns after close_timeout, not never
+    assert running_programs() == 1  # left running, held (never destroyed while pending)
+    for _ in range(100):
+        if not running_programs():
+            break
+        await asyncio.sleep(0.05)
+    assert running_programs() == 0
 
 
 class FakeForgetful(AgentEnv):

@@ -30,6 +30,11 @@ class Env(ABC):
     """
 
     config_model: ClassVar[type[EnvConfig]] = EnvConfig
+    never_blocks: ClassVar[bool] = False
+    """True for an env whose reset, step and close only compute briefly and await: no sleep,
+    no file, socket or subprocess call, no long computation. `swift-gym serve` then plays it on
+    its own event loop (`--isolation auto`, the default), with no hop to a thread per call. The
+    conformance kit's `never_blocks` check fails such an env when it makes a blocking call."""
     reaches_network: ClassVar[bool] = False
     """True for an env that opens network connections its env_config can point anywhere (the
     `openenv` env): `swift-gym serve` plays one only when `--allow` names it, since a client's
