@@ -2,8 +2,9 @@
 steps per second at 1, 16 and 256 sessions against openenv's own server on the same env.
 
 Servers are real processes on 127.0.0.1 (`remote_servers`): `swift-gym serve frozen_lake` in
-each form of its `--isolation` (`thread`, the default, run without the flag; `shared`; `inline`;
-this script's `--isolation` picks which), and openenv's `create_fastapi_app` serving the same
+each form of its `--isolation` (`auto`, the default, run without the flag: FrozenLake declares
+`never_blocks`, so it plays inline; `thread`; `shared`; `inline`; this script's `--isolation`
+picks which), and openenv's `create_fastapi_app` serving the same
 swift-gym FrozenLake wrapped as an OpenEnv `Environment` (`openenv_frozen_lake.py`), in its two
 forms: sync `reset`/`step` (as openenv's docs write envs: each call on the session's executor
 thread) and async overrides (awaited on the server's loop). openenv's server runs from a venv
@@ -156,15 +157,17 @@ def summary(results: list[Any]) -> tuple[int, int, float, int]:
 
 WHY_LATENCY = (
     "a FrozenLake step costs a few us in-process; remotely every step is a JSON frame each way "
-    "over loopback TCP, the server's WebSocket parsing and session bookkeeping, with the default "
-    "isolation a hop to the env's own thread and back, and on the client a hop to the background "
-    "loop every socket lives on (and back); on 2 busy shared cores every hop may wait for a core."
+    "over loopback TCP, the server's WebSocket parsing and session bookkeeping, with --isolation "
+    "thread or shared a hop to the env's thread and back, and on the client a hop to the "
+    "background loop every socket lives on (and back); on 2 busy shared cores every hop may wait "
+    "for a core."
 )
 WHY_THROUGHPUT = (
-    "with the default isolation (thread) every step is a round trip between the server's loop "
-    "and the session's own env thread: a slow or blocking env stalls only its own session. "
-    "openenv's async form awaits the env on its own loop, with no hop and no isolation (one slow "
-    "step stalls every session), as --isolation inline does; --isolation shared is the middle "
+    "by default (auto) FrozenLake, which declares never_blocks, plays on the server's loop, as "
+    "--isolation inline does and openenv's async form does (no hop, no isolation: one slow step "
+    "stalls every session); with --isolation thread every step is a round trip between the "
+    "server's loop and the session's own env thread, so a slow or blocking env stalls only its "
+    "own session, as in openenv's sync form; --isolation shared is the middle "
     "(a few loops: a blocking env stalls the sessions on its loop). At 16 and 256 sessions the "
     "one client process, on the same 2 cores, bounds every server's steps/s."
 )
@@ -304,8 +307,8 @@ def main() -> None:
         help="a python with openenv and swift-gym + FrozenLake installed",
     )  # fmt: skip
     parser.add_argument(
-        "--isolation", default="thread,shared,inline",
-        help="forms of swift-gym serve to run, comma-separated (thread: the default)",
+        "--isolation", default="auto,thread,shared,inline",
+        help="forms of swift-gym serve to run, comma-separated (auto: the default)",
     )  # fmt: skip
     parser.add_argument("--json")
     args = parser.parse_args()

@@ -64,14 +64,14 @@ def _environ() -> dict[str, str]:
 
 def ours_name(isolation: str) -> str:
     """How a form of `swift-gym serve` is named in the results: the default has no flag."""
-    return "swift-gym serve" + ("" if isolation == "thread" else f" --isolation {isolation}")
+    return "swift-gym serve" + ("" if isolation == "auto" else f" --isolation {isolation}")
 
 
-def start_ours(isolation: str = "thread", timeout: float = 60) -> Server:
+def start_ours(isolation: str = "auto", timeout: float = 60) -> Server:
     """`swift-gym serve frozen_lake` on a free port; returns once its ready line is out."""
     command = [sys.executable, "-m", "swift_gym", "serve", "frozen_lake", "--port", "0"]
     command += ["--max-sessions", str(MAX_SESSIONS)]
-    if isolation != "thread":  # the default is run as a user runs it: without the flag
+    if isolation != "auto":  # the default is run as a user runs it: without the flag
         command += ["--isolation", isolation]
     process = subprocess.Popen(
         command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=_environ()

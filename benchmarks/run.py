@@ -44,6 +44,11 @@ BENCHMARKS = {
         ["--trajectories", "4000", "--repeats", "7"],
         ["--trajectories", "200", "--repeats", "1"],
     ),
+    # an AgentEnv turn (an openai SDK loop) against a plain tool env turn; 1,000 live episodes
+    "bench_agent.py": (
+        ["--runs", "300", "--trajectories", "500", "--repeats", "5", "--episodes", "1000"],
+        ["--runs", "10", "--trajectories", "20", "--repeats", "1", "--episodes", "50"],
+    ),
     "bench_remote.py": (
         ["--episodes", "200", "--throughput-episodes", "1024", "--repeats", "5"],
         ["--episodes", "10", "--throughput-episodes", "256", "--repeats", "1"],

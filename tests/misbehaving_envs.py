@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 import time
 from typing import Any
 
@@ -124,6 +125,26 @@ class Echo(swift_gym.Env):
         return reply, float(len(reply)), done, {"messages": len(messages), "reply": reply}
 
 
+class WhereAmI(swift_gym.Env):
+    """Says which thread built it and played each call: where the server placed it."""
+
+    def __init__(self, env_config: Any = None):
+        super().__init__(env_config)
+        self.built_on = threading.current_thread().name
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "ask", {"built_on": self.built_on, "reset_on": threading.current_thread().name}, ""
+
+    async def step(self, messages: list[dict[str, Any]]) -> tuple[str, float, bool, dict[str, Any]]:
+        return "here", 0.0, False, {"step_on": threading.current_thread().name}
+
+
+class WhereAmINeverBlocks(WhereAmI):
+    """The same, declaring that it never blocks: `--isolation auto` plays it inline."""
+
+    never_blocks = True
+
+
 class Fetches(Echo):
     """Declares that it reaches the network (as `openenv` does): served only when allowed."""
 
@@ -138,6 +159,8 @@ ENVS = {
     "wrong_shape": WrongShape,
     "echo": Echo,
     "fetches": Fetches,
+    "where_am_i": WhereAmI,
+    "where_am_i_never_blocks": WhereAmINeverBlocks,
     "cancels": Cancels,
     "bad_info": BadInfo,
     "slow_close": SlowClose,

@@ -2,15 +2,18 @@
 mid-run and start it again on the same port: `python openai_server.py --port P --log FILE ...`.
 
 It answers `GET /v1/models` with one model and `POST /v1/chat/completions` according to
-`--answer`: `solve` (the shortest-path move for the FrozenLake grid in the last message) or
-`stall` (no answer, to `/v1/models` either; the handler ends when the client hangs up, as vLLM
-aborts a request whose client has gone). `--die-after K` exits the process, without answering,
+`--answer`: `solve` (the shortest-path move for the FrozenLake grid in the last message),
+`calculator` (a tool-calling model for "What is A + B?": it calls the tool `add` with A and B,
+then answers with the text of the tool message that comes back), or `stall` (no answer, to
+`/v1/models` either; the handler ends when the client hangs up, as vLLM aborts a request whose
+client has gone). `--die-after K` exits the process, without answering,
 on chat request K + 1.
 Every request appends JSON lines to `--log`: `{"event": "begin"|"end", "pid", "active",
-"max_tokens", "time"}`, where `active` counts the chat requests in progress (a solved one ends
-before its reply is sent) and `time` is the server's monotonic clock, so a test reads how many
-requests the server saw and how many it had in flight at once. Prints `listening PORT` when
-ready. Stdlib and the FrozenLake package only.
+"max_tokens", "time", "roles", "tools"}`, where `active` counts the chat requests in progress
+(a solved one ends before its reply is sent), `time` is the server's monotonic clock, `roles`
+the request's message roles and `tools` the names of the tools it offered, so a test reads how
+many requests the server saw, what they held, and how many it had in flight at once. Prints
+`listening PORT` when ready. Stdlib and the FrozenLake package only.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import select
 import sys
 import threading
@@ -49,6 +53,24 @@ def solve_reply(observation: str) -> str:
         if 0 <= r < size and 0 <= c < size and distance[r * size + c] == here - 1:
             return f"<action>{action}</action>"
     raise AssertionError(f"no move towards G in {rows}")
+
+
+ADDITION = re.compile(r"What is (-?\d+) \+ (-?\d+)\?")
+
+
+def calculate_reply(messages: list[dict[str, Any]], number: int) -> dict[str, Any]:
+    """The calculator model: call `add` on the question, then answer with the tool's result."""
+    last = messages[-1]
+    if last.get("role") == "tool":
+        return completion(str(last.get("content")))
+    found = ADDITION.search(str(last.get("content")))
+    if found is None:
+        return completion("I only add numbers.")
+    arguments = json.dumps({"a": int(found[1]), "b": int(found[2])})
+    call = {"id": f"call_{number}", "type": "function",
+            "function": {"name": "add", "arguments": arguments}}  # fmt: skip
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
 
 
 def completion(text: str) -> dict[str, Any]:
@@ -85,6 +107,8 @@ def serve(args: argparse.Namespace) -> None:
         line = {"event": event, "pid": os.getpid(), "active": state["active"]}
         line["time"] = time.monotonic()
         line["max_tokens"] = body.get("max_tokens")
+        line["roles"] = [m.get("role") for m in body.get("messages") or [] if isinstance(m, dict)]
+        line["tools"] = [t.get("function", {}).get("name") for t in body.get("tools") or []]
         log.write(json.dumps(line) + "\n")
         log.flush()
 
@@ -124,6 +148,10 @@ def serve(args: argparse.Namespace) -> None:
             try:
                 if args.answer == "stall":
                     self.wait_for_hang_up()
+                elif args.answer == "calculator":
+                    answer = calculate_reply(body["messages"], state["chat"])
+                    end()
+                    self.reply(200, answer)
                 else:
                     answer = completion(solve_reply(body["messages"][-1]["content"]))
                     end()  # before the reply goes out: the client's next request comes after
@@ -147,7 +175,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--log", required=True)
-    parser.add_argument("--answer", choices=["solve", "stall"], default="solve")
+    parser.add_argument("--answer", choices=["solve", "calculator", "stall"], default="solve")
     parser.add_argument("--die-after", type=int)
     serve(parser.parse_args())
 

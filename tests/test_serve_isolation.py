@@ -98,3 +98,23 @@ def test_what_a_blocking_env_holds(odd: serve_process.Server) -> None:
         assert took < 0.7
     else:
         assert took > 0.5  # waited for the sleeping env: the server's loop was its
+
+
+def test_auto_plays_envs_that_never_block_inline_and_the_rest_on_threads() -> None:
+    """The default: an env declaring `never_blocks` is built and played on the server's own
+    loop; any other env on a session thread; one connection may switch between them."""
+    server = serve_process.start_misbehaving(step_timeout=5, max_sessions=4)
+    try:
+        assert get(server, "/metadata")["isolation"] == "auto"
+        with websockets_sync.connect(server.ws_url) as ws:
+            for _ in range(2):  # there and back on one session: its runner changes each time
+                inline = reset(ws, "where_am_i_never_blocks")["data"]["observation"]["info"]
+                assert inline["built_on"] == inline["reset_on"] == "MainThread"
+                assert step(ws, "x")["data"]["observation"]["info"]["step_on"] == "MainThread"
+                threaded = reset(ws, "where_am_i")["data"]["observation"]["info"]
+                assert threaded["reset_on"].startswith("swift-gym-session-")
+                assert threaded["built_on"] == threaded["reset_on"]
+                info = step(ws, "x")["data"]["observation"]["info"]
+                assert info["step_on"] == threaded["reset_on"]
+    finally:
+        server.stop()

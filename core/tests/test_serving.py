@@ -196,6 +196,9 @@ class _OneEnvCatalogue:
     def get_env_class(self, name: str) -> type:
         return self.env
 
+    def requested_env(self, data: dict[str, object]) -> str:
+        return "odd"
+
 
 class _Good:
     def __init__(self, env_config: object) -> None:

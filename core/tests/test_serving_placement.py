@@ -42,8 +42,34 @@ async def test_every_isolation_plays_the_same_episode(isolation: str) -> None:
 
 
 def test_an_unknown_isolation_is_refused() -> None:
-    with pytest.raises(ValueError, match="isolation must be one of thread, shared, inline"):
+    with pytest.raises(ValueError, match="isolation must be one of auto, thread, shared, inline"):
         ServeOptions(isolation="process")
+
+
+def test_auto_runs_inline_only_the_envs_that_declare_never_blocks() -> None:
+    declared = {"frozen_lake": True}
+    auto = Placement("auto", lambda name: declared.get(name, False))
+    assert auto.kind("frozen_lake") == "inline"
+    assert auto.kind("reasoning_gym.leg_counting") == auto.kind(None) == "thread"
+    assert Placement("auto").kind("frozen_lake") == "thread"  # nothing declared: the safe side
+    for isolation in ("thread", "shared", "inline"):  # the operator's choice wins
+        assert Placement(isolation, lambda name: True).kind("x") == isolation
+    assert isinstance(auto.runner("t", "inline"), InlineRunner)
+    worker = auto.runner("swift-gym-test", "thread")
+    assert worker.kind == "thread"
+    worker.stop()
+
+
+def test_the_catalogue_says_never_blocks_only_for_envs_it_serves() -> None:
+    catalogue = EnvCatalogue(default_registry(), "frozen_lake")
+    assert catalogue.never_blocks("frozen_lake")
+    assert not catalogue.never_blocks("no_such_env")
+    assert catalogue.requested_env({}) == "frozen_lake"
+    assert catalogue.requested_env({"env_config": {"name": "other"}}) == "other"
+    assert catalogue.requested_env({"env_config": {"name": 3}}) is None
+    assert catalogue.requested_env({"env_config": []}) is None
+    served = EnvCatalogue(default_registry(), allow=["openenv"])  # frozen_lake: not served
+    assert not served.never_blocks("frozen_lake")
 
 
 async def test_inline_calls_time_out_and_contain_sys_exit_and_leave_the_caller_usable() -> None:
@@ -156,6 +182,9 @@ async def test_the_last_step_is_answered_before_its_env_is_closed_once(
 
         def get_env_class(self, name: str) -> object:
             return lambda config: _Closes(failure)
+
+        def requested_env(self, data: object) -> str:
+            return "closes"
 
     chosen = _Catalogue()
     chosen.registry = chosen  # type: ignore[assignment]

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+import subprocess
+import sys
 import time
 
 import pytest
@@ -331,3 +334,63 @@ def test_an_env_is_found_by_its_registered_name(
 def test_anything_but_an_env_class_or_name_is_a_type_error() -> None:
     with pytest.raises(TypeError, match="Env subclass or a registered env name"):
         check_env(object)  # type: ignore[arg-type]
+
+
+class NeverBlocksEnv(DigitEnv):
+    """Declares never_blocks and keeps to it: it awaits."""
+
+    never_blocks = True
+
+    async def step(self, messages):
+        await asyncio.sleep(0)
+        return await super().step(messages)
+
+
+class SleepsAMicrosecond(NeverBlocksEnv):
+    async def step(self, messages):
+        time.sleep(1e-6)
+        return await super().step(messages)
+
+
+class ReadsAFileInClose(NeverBlocksEnv):
+    async def close(self):
+        with open(__file__, "rb") as file:
+            file.read(1)
+
+
+class ConnectsInReset(NeverBlocksEnv):
+    async def reset(self, request=None):
+        import socket
+
+        with socket.socket() as sock, contextlib.suppress(OSError):
+            sock.connect(("127.0.0.1", 9))  # discard: refused or not, the call blocks
+        return await super().reset(request)
+
+
+class SpawnsInInit(NeverBlocksEnv):
+    def __init__(self, env_config=None):
+        super().__init__(env_config)
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+
+
+@pytest.mark.parametrize(
+    ("env", "call"),
+    [
+        (SleepsAMicrosecond, "time.sleep(1e-06)"),
+        (ReadsAFileInClose, "open("),
+        (ConnectsInReset, "socket.connect("),
+        (SpawnsInInit, "subprocess.Popen("),
+    ],
+)
+def test_an_env_declaring_never_blocks_fails_on_any_blocking_call(env, call) -> None:
+    """However short the call: `swift-gym serve` would play it on its own loop."""
+    report = check_env(env, [{"seed": 0, "limit": 2}], seeds=[0], skip=["garbage", "blocking"])
+    (violation,) = report.of("never_blocks")
+    assert "declares never_blocks, but it made" in violation.message
+    assert call in violation.message
+    assert report.of("blocking") == []  # the timing check cannot see a microsecond
+
+
+def test_an_env_that_keeps_never_blocks_passes_and_others_are_not_held_to_it() -> None:
+    assert run(NeverBlocksEnv).ok
+    assert run_short(BlockingEnv).of("never_blocks") == []  # it never declared it

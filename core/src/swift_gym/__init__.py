@@ -48,9 +48,13 @@ _EXPORTS = {
     "evaluate": "evaluation",
     "evaluate_async": "evaluation",
     "EvalResult": "evaluation",
+    "AgentEnv": "agent",
+    "AgentResult": "agent",
 }
 
 __all__ = [
+    "AgentEnv",
+    "AgentResult",
     "AmbiguousEnvError",
     "ConfigProblem",
     "Env",
@@ -85,6 +89,7 @@ __all__ = [
 
 TYPE_CHECKING = False  # not imported from typing: `typing` alone costs more than this package
 if TYPE_CHECKING:
+    from .agent import AgentEnv, AgentResult
     from .config import EnvConfig, validate_config
     from .env import Env, Message
     from .errors import (

@@ -30,6 +30,11 @@ class Env(ABC):
     """
 
     config_model: ClassVar[type[EnvConfig]] = EnvConfig
+    never_blocks: ClassVar[bool] = False
+    """True for an env whose reset, step and close only compute briefly and await: no sleep,
+    no file, socket or subprocess call, no long computation. `swift-gym serve` then plays it on
+    its own event loop (`--isolation auto`, the default), with no hop to a thread per call. The
+    conformance kit's `never_blocks` check fails such an env when it makes a blocking call."""
     reaches_network: ClassVar[bool] = False
     """True for an env that opens network connections its env_config can point anywhere (the
     `openenv` env): `swift-gym serve` plays one only when `--allow` names it, since a client's
@@ -73,6 +78,16 @@ class Env(ABC):
         `swift_gym.offered_tools(env)`, which raises InvalidToolsError for invalid schemas.
         """
         return []
+
+    def rewritten_context(self) -> list[Message] | None:
+        """The whole chat to show the model next, when the env replaced it after its last
+        reset or step; None (the default) when the chat goes on by extension.
+
+        An `AgentEnv` whose program rewrote its history (summarised it, changed the system
+        prompt or its tools) returns the program's messages here; the `swift_gym` scheduler and
+        the evaluator then show the model exactly those, and read `tools()` again.
+        """
+        return None
 
     async def close(self) -> None:  # noqa: B027 - a no-op default is the point
         """Release resources. Safe to call more than once."""

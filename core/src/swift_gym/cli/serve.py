@@ -78,12 +78,13 @@ EXTRA_HINT = f"swift-gym serve needs its extra: {extra_hint('serve')}"
 )
 @click.option(
     "--isolation",
-    type=click.Choice(["thread", "shared", "inline"]),
-    default="thread",
+    type=click.Choice(["auto", "thread", "shared", "inline"]),
+    default="auto",
     show_default=True,
-    help="Where envs run: a thread per session (an env that blocks holds only its own), a few "
-    "shared loops (it holds the sessions on its loop), or the server's own loop (fastest; only "
-    "for envs that never block).",
+    help="Where envs run: auto (the server's own loop for envs that declare they never block, "
+    "a thread per session for the rest), or for every env: a thread per session (an env that "
+    "blocks holds only its own), a few shared loops (it holds the sessions on its loop), or the "
+    "server's own loop (fastest; only for envs that never block).",
 )
 @click.option(
     "--token-env",

@@ -10,6 +10,9 @@ own `max_turns_hint()`, else `defaults.MAX_TURNS`). Whatever goes wrong (the env
 the policy fails) ends only this episode, with status "error" and the reason. An episode the run
 stopped before (see `runner`) is recorded with status `NOT_PLAYED` (the record: `records`).
 
+An env may replace the chat after reset or a step (`Env.rewritten_context`: an agent program
+that rewrote its history); the policy then replies to exactly those messages.
+
 In an env that offers tools, a reply may hold tool calls: the env's results join the chat as
 tool messages, then its observation as a user message if it has text (`tool_turns`), and the
 turn's record keeps the calls and the results. A text env's episode is played and recorded
@@ -139,6 +142,9 @@ async def run_episode(
             [{"role": "system", "content": system_prompt}] if system_prompt else []
         )
         messages.append({"role": "user", "content": observation})
+        context = rewritten_context(env)
+        if context is not None:  # an agent program's first call: more than system and user
+            messages[:] = [dict(message) for message in context]
         rng = episode_rng(spec)
         while not done and len(turns) < limit:
             stage = "the policy"
@@ -164,6 +170,12 @@ async def run_episode(
             else:  # a text env: as ms-swift's gym loop plays it
                 observation, reward, done, info = value
                 messages.append({"role": "user", "content": observation})
+            context = None if done else rewritten_context(env)
+            if context is not None:  # an agent program rewrote its history: show exactly it
+                messages[:] = [dict(message) for message in context]
+                tools = offered_tools(env)
+                if tools:
+                    record["tools"] = list(tools)
             turn.update(
                 action=parsed_action(info),
                 valid_action=valid_action(info),
@@ -200,6 +212,12 @@ async def run_episode(
         record["status"] = final_status(info, done)
         record["success"] = succeeded(info, done, record["total_reward"])
     return record
+
+
+def rewritten_context(env: Any) -> list[Message] | None:
+    """The chat `env` replaced after its reset or last step (`Env.rewritten_context`)."""
+    method = getattr(env, "rewritten_context", None)
+    return method() if callable(method) else None
 
 
 def final_status(info: Mapping[str, Any], done: bool) -> str:

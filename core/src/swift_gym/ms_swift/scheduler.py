@@ -14,6 +14,8 @@ Same flags and hooks as `gym_scheduler`, plus:
   (OpenAI-shaped `tool_calls`); each `ToolResult` comes back as a `{"role": "tool"}` message,
   which the template renders as a tool response and keeps out of the loss. The calls and
   results reach `rollout_infos` and the trajectory files. Text envs play exactly as before.
+- an env that replaces the chat (`Env.rewritten_context`: an `AgentEnv` whose program
+  rewrote its history) has the next turn play exactly its messages (`contexts`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import os
 from copy import deepcopy
 from typing import Any
 
+from ..agent.context import signature
+from ..env import Env
 from ..replies import tool_calls
 from ..steps import StepResult, as_step_result
 from ..tool_turns import (
@@ -35,6 +39,7 @@ from ..tool_turns import (
     tool_messages,
 )
 from ..tools import ToolCall, ToolResult, offered_tools
+from .contexts import replacement
 from .factories import drive
 from .trajectory_log import TrajectoryLog, calling_trainer, encoded_turn
 
@@ -145,6 +150,9 @@ def make_scheduler_class(base: type) -> type:
             self._logged: set[tuple[str, str, str]] = set()
             self._trajectories = TrajectoryLog.from_environment(calling_trainer())
             self._pending_tools: dict[str, list[dict[str, Any]]] = {}
+            self._replies: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {}
+            self._pending_context: dict[str, list[dict[str, Any]]] = {}
+            self._keep_text: set[str] = set()
 
         async def _guarded(self, awaitable: Any) -> Any:
             if self._timeout is None:
@@ -218,6 +226,11 @@ def make_scheduler_class(base: type) -> type:
                 return
             messages = [{"role": "system", "content": system_message}] if system_message else []
             messages.append({"role": "user", "content": observation})
+            if _rewrites(env):
+                record["rewrites"] = True
+                context = env.rewritten_context()
+                if context:  # the program's first call was more than a system and a user message
+                    messages = replacement(context, []).messages
             request.messages = messages
             if tools and offered is not None:  # what the --agent_template renders in the prompt
                 if getattr(request, "tools", None) != tools:
@@ -271,7 +284,14 @@ def make_scheduler_class(base: type) -> type:
             self._total_rewards[uuid] = self._total_rewards.get(uuid, 0.0) + reward
             self._step_rewards.setdefault(uuid, []).append(reward)
             record = self._records[uuid]
-            if tools:
+            context = None
+            if record.get("rewrites"):
+                context = self._note_reply(uuid, env, messages, request, done)
+            if context is not None:  # the next turn plays the env's chat, not an extension
+                self._pending_obs[uuid] = None
+                record["tool_calls"].append([call_record(call) for call in calls])
+                record["tool_results"].append([result_record(result) for result in results])
+            elif tools:
                 self._pending_obs[uuid] = None if done or results else (observation or None)
                 if results and not done:
                     self._pending_tools[uuid] = ms_swift_tool_messages(results, observation)
@@ -305,11 +325,62 @@ def make_scheduler_class(base: type) -> type:
 
         def step(self, request: Any, response_choice: Any, current_turn: int) -> dict:
             """The next turn's messages: the tool results as tool messages, else the
-            observation as a user message (GYMScheduler's step)."""
-            pending = self._pending_tools.pop(request.uuid, None)
+            observation as a user message (GYMScheduler's step); or the chat the env
+            replaced."""
+            uuid = request.uuid
+            context = self._pending_context.pop(uuid, None)
+            if context is not None:
+                self._replace(request, context)
+            pending = self._pending_tools.pop(uuid, None)
             if pending:
                 request.messages.extend(pending)
             return super().step(request, response_choice, current_turn)
+
+        def _note_reply(
+            self, uuid: str, env: Any, messages: list[Any], request: Any, done: bool
+        ) -> list[dict[str, Any]] | None:
+            """Keep the reply (to find it in a replaced chat); the env's replaced chat, if any."""
+            if request.messages:
+                replies = self._replies.setdefault(uuid, [])
+                replies.append((signature(messages[-1]), request.messages[-1]))
+            context = None if done else env.rewritten_context()
+            if context is not None:
+                self._pending_context[uuid] = context
+                record = self._records[uuid]
+                offered = offered_tools(env)
+                record["tools"] = list(offered) or record.get("tools")
+                record["offered"] = offered
+            return context
+
+        def _replace(self, request: Any, context: list[dict[str, Any]]) -> None:
+            uuid = request.uuid
+            swap = replacement(context, self._replies.get(uuid, []))
+            request.messages = swap.messages
+            if not swap.keeps_newest:  # ms-swift would give the newest reply's ids to another
+                self._keep_text.add(uuid)
+            record = self._records.get(uuid) or {}
+            offered = record.pop("offered", None)
+            if offered:
+                request.tools = offered.copy()
+            key = (str(record.get("env")), "context", "misaligned")
+            if not swap.aligned and key not in self._logged:
+                self._logged.add(key)
+                logger.warning(
+                    "swift-gym: env %s replaced its chat with assistant messages that are not "
+                    "the policy's latest replies in order; ms-swift trains each assistant "
+                    "message of the final chat on the tokens sampled at the turn in the same "
+                    "place from the end, so some are trained on other turns' tokens. Keep "
+                    "replies word for word, or drop them (see docs/agents.md)",
+                    record.get("env"),
+                )
+
+        def set_assistant_message_token_ids(self, request: Any, token_ids: list[int]) -> None:
+            """ms-swift freezes the newest reply as its ids, in the last assistant message:
+            not when the env's replaced chat dropped that reply (another would get them)."""
+            if request.uuid in self._keep_text:
+                self._keep_text.discard(request.uuid)
+                return
+            super().set_assistant_message_token_ids(request, token_ids)
 
         def _finished(self, uuid: str, done: bool) -> None:
             """The episode ended: into the trajectory file, if one was asked for."""
@@ -348,11 +419,20 @@ def make_scheduler_class(base: type) -> type:
             await super()._close_and_remove(uuid)  # the env is gone: this clears the rest
             self._pending_tools.pop(uuid, None)
             self._records.pop(uuid, None)
+            self._replies.pop(uuid, None)
+            self._pending_context.pop(uuid, None)
+            self._keep_text.discard(uuid)
 
     SwiftGymScheduler.__doc__ = (
         "GYMScheduler that records each step's info and metrics, and isolates env failures."
     )
     return SwiftGymScheduler
+
+
+def _rewrites(env: Any) -> bool:
+    """Whether `env` may replace the chat (it overrides `Env.rewritten_context`)."""
+    method = getattr(type(env), "rewritten_context", None)
+    return method is not None and method is not Env.rewritten_context
 
 
 def _new_record(env_name: Any) -> dict[str, Any]:

@@ -67,7 +67,7 @@ class Server:
         self.catalogue = EnvCatalogue(registry, options.env, options.defaults, options.allow)
         self.catalogue.check_defaults()
         self.table = SessionTable(options.max_sessions)
-        self.placement = Placement(options.isolation)
+        self.placement = Placement(options.isolation, self.catalogue.never_blocks)
         self.schemas = schemas(self.catalogue)
         self.metadata = metadata(self.catalogue)
         self.on_ready = on_ready

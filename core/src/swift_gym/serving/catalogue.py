@@ -72,6 +72,35 @@ class EnvCatalogue:
         elif named:
             self.allowed = named
         self._checker = RowChecker(registry, default_env, build=False)
+        self._never_blocks: dict[str, bool] = {}
+        """By env spec name, so its size is bounded by what is installed."""
+
+    def requested_env(self, data: Mapping[str, Any]) -> str | None:
+        """The env a reset's data names (or the default env), unchecked: enough to choose where
+        the reset runs; `env_config` checks it there."""
+        given = data.get("env_config")
+        if given is None:
+            given = {}
+        name = given.get("name", self.default_env) if isinstance(given, Mapping) else None
+        return name if isinstance(name, str) else None
+
+    def never_blocks(self, name: str) -> bool:
+        """Whether served env `name` declares `Env.never_blocks`; False for a name this server
+        does not play or cannot load (the reset then fails on a thread, saying why)."""
+        try:
+            spec = self.registry.resolve(name)
+        except (UnknownEnvError, AmbiguousEnvError):
+            return False
+        if self.allowed is not None and spec not in self.allowed:
+            return False
+        known = self._never_blocks.get(spec.name)
+        if known is None:
+            try:
+                env_class = self.registry.get_env_class(spec.name)
+            except Exception:
+                return False
+            known = self._never_blocks[spec.name] = getattr(env_class, "never_blocks", 0) is True
+        return known
 
     def reaches_network(self, name: str) -> bool:
         """Whether env `name` declares that it reaches the network (`Env.reaches_network`)."""

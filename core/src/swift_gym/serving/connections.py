@@ -57,7 +57,7 @@ def connection_cap(file_limit: int | None, max_sessions: int, isolation: str) ->
     wanted = max_sessions + EXTRA_CONNECTIONS
     if file_limit is None:
         return wanted
-    workers = 0 if isolation == "inline" else max_sessions
+    workers = 0 if isolation == "inline" else max_sessions  # auto: each env may need a thread
     room = file_limit - FD_RESERVE - FDS_PER_WORKER * workers
     return max(MIN_CONNECTIONS, min(wanted, room))
 

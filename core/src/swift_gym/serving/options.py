@@ -11,8 +11,9 @@ MiB = 1 << 20
 DEFAULT_PORT = 8100
 """Not 8000: that is where `swift deploy`, vLLM and `swift-gym eval --policy openai` look for
 the model, often on the same machine."""
-ISOLATIONS = ("thread", "shared", "inline")
-"""Where envs run, safest first (`placement` says what each trades)."""
+ISOLATIONS = ("auto", "thread", "shared", "inline")
+"""Where envs run: `auto` (the default) picks per env; then the forms, safest first
+(`placement` says what each trades)."""
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,9 @@ class ServeOptions:
     max_message_bytes: int = MiB
     token: str | None = None
     """Bearer token every request but `GET /health` must carry; None: no token needed."""
-    isolation: str = "thread"
-    """Where envs run: `thread` (one per session), `shared` or `inline` (see `placement`)."""
+    isolation: str = "auto"
+    """Where envs run: `auto` (inline for envs that declare `never_blocks`, a thread per session
+    for the rest), `thread`, `shared` or `inline` for every env (see `placement`)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

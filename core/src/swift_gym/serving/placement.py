@@ -1,6 +1,10 @@
 """Where sessions' envs run (`swift-gym serve --isolation`), traded between safety and speed.
 
-- `thread` (the default): each session's env on a thread and loop of its own (`EnvWorker`). An
+- `auto` (the default): `inline` for an env whose class declares `Env.never_blocks` (FrozenLake,
+  the Gymnasium toy-text envs: the conformance kit's `never_blocks` check holds them to it),
+  `thread` for every other env. The env's package declares it, never a client; a session that
+  resets into an env of the other kind changes its runner.
+- `thread`: each session's env on a thread and loop of its own (`EnvWorker`). An
   env that blocks (`time.sleep`, seconds of computing, a hang) holds only its own session. Each
   call is a hop between threads: with hundreds of FrozenLake sessions, about a third of the
   server's steps/s (benchmarks/README.md, "Remote envs").
@@ -36,7 +40,10 @@ loops help only envs that wait in C or system calls without awaiting)."""
 
 
 class Runner(Protocol):
-    """Where one session's env runs: `call` it there; `busy` while a call has not ended."""
+    """Where one session's env runs: `call` it there; `busy` while a call has not ended;
+    `kind` is its isolation (`thread`, `shared` or `inline`)."""
+
+    kind: str
 
     @property
     def busy(self) -> bool: ...
@@ -49,6 +56,7 @@ class Runner(Protocol):
 class InlineRunner:
     """Calls on the caller's loop, in the caller's task; the timeout cancels the call."""
 
+    kind = "inline"
     busy = False  # a call never outlives `call`: an env that blocks blocks the caller too
 
     async def call(self, function: Callable[[], Any], timeout: float) -> Any:
@@ -98,6 +106,8 @@ def _cancel_requested(task: asyncio.Task[Any] | None) -> bool:
 class SharedRunner:
     """One session's lane on a worker of a `LoopPool`."""
 
+    kind = "shared"
+
     def __init__(self, pool: LoopPool, worker: EnvWorker):
         self._pool = pool
         self.worker = worker
@@ -145,18 +155,30 @@ class LoopPool:
 
 
 class Placement:
-    """Makes each session's `Runner`, as `isolation` says."""
+    """Makes each session's `Runner`, as `isolation` says.
 
-    def __init__(self, isolation: str = "thread"):
+    `never_blocks(env name)` tells `auto` whether that env's class declares `Env.never_blocks`
+    (False for a name it cannot resolve: the safe side)."""
+
+    def __init__(self, isolation: str = "auto", never_blocks: Callable[[str], bool] | None = None):
         if isolation not in ISOLATIONS:
             raise ValueError(f"isolation must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
         self.isolation = isolation
+        self._never_blocks = never_blocks or (lambda name: False)
         self._pool = LoopPool() if isolation == "shared" else None
 
-    def runner(self, name: str) -> Runner:
-        if self._pool is not None:
+    def kind(self, env_name: str | None = None) -> str:
+        """The runner kind for a session about to play `env_name` (None: not known yet)."""
+        if self.isolation != "auto":
+            return self.isolation
+        return "inline" if env_name is not None and self._never_blocks(env_name) else "thread"
+
+    def runner(self, name: str, kind: str | None = None) -> Runner:
+        """A new runner of `kind` (default: `kind()`); `name` names its thread, if it has one."""
+        kind = kind or self.kind()
+        if kind == "shared" and self._pool is not None:
             return self._pool.runner()
-        if self.isolation == "inline":
+        if kind == "inline":
             return InlineRunner()
         return EnvWorker(name)
 

@@ -131,8 +131,9 @@ class Session:
             result = env.reset()
             return (await result) if inspect.isawaitable(result) else result
 
+        kind = self.placement.kind(self.catalogue.requested_env(data))
         try:
-            result = await self._call(self._worker_for_call(), open_episode, opened)
+            result = await self._call(self._worker_for_call(kind), open_episode, opened)
         finally:  # what the worker got to, read here (a call that timed out goes on there)
             got = dict(opened)
             if "name" in got:
@@ -194,11 +195,15 @@ class Session:
         with contextlib.suppress(Exception):
             await worker.call(env.close, CLOSE_TIMEOUT)
 
-    def _worker_for_call(self) -> Runner:
-        """The session's runner; a new one if the old is still stuck in a timed-out call, when
-        the table has room for it (raises `ProtocolError` CAPACITY_REACHED otherwise)."""
+    def _worker_for_call(self, kind: str | None = None) -> Runner:
+        """The session's runner (of `kind`, if given: a reset into an env that runs elsewhere);
+        a new one if the old is still stuck in a timed-out call, when the table has room for it
+        (raises `ProtocolError` CAPACITY_REACHED otherwise)."""
         if self._worker is not None and self._worker.busy:
             self.table.orphan(self._worker)
+            self._worker = None
+        elif self._worker is not None and kind is not None and self._worker.kind != kind:
+            self._worker.stop()  # idle (its env was closed before this reset)
             self._worker = None
         if self._worker is None:
             if not self.table.has_room_for_worker():
@@ -211,7 +216,7 @@ class Session:
                     active_sessions=table.in_use,
                     max_sessions=table.capacity,
                 )
-            self._worker = self.placement.runner(f"swift-gym-session-{self.id[:8]}")
+            self._worker = self.placement.runner(f"swift-gym-session-{self.id[:8]}", kind)
         return self._worker
 
     async def _call(self, worker: Runner, function: Any, doing: str | dict[str, Any]) -> Any:

@@ -103,6 +103,8 @@ class Lane:
 class EnvWorker:
     """A daemon thread running an event loop; `call` runs a function there and awaits it."""
 
+    kind = "thread"
+
     def __init__(self, name: str):
         self._loop = asyncio.new_event_loop()
         self._inbox = Mailbox(self._loop)

@@ -34,6 +34,8 @@ CHECKS: dict[str, str] = {
     "isolation": "instances interleaved on one loop play as they do one after another",
     "global_rng": "the global random (and numpy) RNG state is untouched",
     "blocking": "reset() and step() never block the event loop beyond the budget",
+    "never_blocks": "an env that declares `never_blocks` plays an episode (built, reset, "
+    "stepped, closed) without a blocking call: no sleep, file, socket or process",
 }
 """Every check the kit runs, by name: the names `skip=` takes and the pytest test ids."""
 

@@ -25,10 +25,14 @@ from ..env import Env, Message
 from ..steps import StepResult
 from ..tool_samples import TRIES, call_message, garbage_calls, garbage_kind, random_arguments
 from ..tools import ToolSet, offered_tools
+from .blocking_calls import blocking_calls, declares_never_blocks
 from .episodes import Episode, Recorder, close_env, env_samples, first_difference
 from .options import CheckOptions
 from .replies import GARBAGE_REPLIES, RepeatedReply, ReplyScript, Script
 from .report import ConformanceReport, Violation
+
+MAX_SHOWN_CALLS = 5
+"""Distinct blocking calls a `never_blocks` violation names."""
 
 
 def _global_rng_state() -> tuple[Any, ...]:
@@ -160,6 +164,26 @@ class ConfigCheck:
             await self.check_tool_calls()
         if "close" not in self.options.skip:
             await self.check_close()
+        if "never_blocks" not in self.options.skip and declares_never_blocks(self.env_class):
+            await self.check_never_blocks()
+
+    async def check_never_blocks(self) -> None:
+        """One more episode of the first seeded config, watched from building the env to
+        closing it; the episodes before warmed up what is imported or cached late."""
+        config = self.seeded[0]
+        with blocking_calls() as seen:
+            await self.play(config, "0", recorded=False)
+        if seen:
+            shown = ", ".join(dict.fromkeys(seen[:MAX_SHOWN_CALLS]))
+            self.record(
+                "never_blocks",
+                f"the env declares never_blocks, but it made {len(seen)} blocking calls "
+                f"({shown}): `swift-gym serve` plays it on its own event loop, where each one "
+                "stalls every session. Await instead (asyncio.sleep, an async client, "
+                "`await asyncio.to_thread(...)`), load files in __init__'s module, or drop "
+                "the declaration",
+                config,
+            )
 
     async def check_determinism(self, firsts: list[Episode | None]) -> None:
         for config, first in zip(self.seeded, firsts, strict=True):

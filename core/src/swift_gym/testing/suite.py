@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from ..env import Env
 from . import pytest_plugin
+from .blocking_calls import declares_never_blocks
 from .check import resolve_env, run_checks, run_sync
 from .options import CheckOptions
 from .report import CHECKS, ENV_CHECKS, ConformanceReport
@@ -90,6 +91,8 @@ def conformance_tests(
 
     @pytest.mark.parametrize(("config_index", "check"), cases)
     def test_conformance(config_index: int | None, check: str, request: Any) -> None:
+        if check == "never_blocks" and not declares_never_blocks(resolve_env(env)[0]):
+            pytest.skip("the env does not declare never_blocks")
         budget = request.config.getoption(pytest_plugin.BUDGET_DEST, default=None)
         violations = report_for(config_index, budget).of(check)
         if violations:

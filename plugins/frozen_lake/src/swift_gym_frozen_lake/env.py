@@ -48,6 +48,7 @@ class FrozenLakeEnv(Env):
 
     config_model: ClassVar[type[EnvConfig]] = FrozenLakeConfig
     config: FrozenLakeConfig
+    never_blocks: ClassVar[bool] = True  # pure computing on a tiny grid (conformance-checked)
 
     def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
         super().__init__(env_config)

@@ -293,6 +293,8 @@ class TabularEnv(GymnasiumEnv):
     `transitions` (a dict of the game's map, bounded by states x actions x outcomes).
     """
 
+    never_blocks: ClassVar[bool] = True  # toy-text games: pure computing (conformance-checked)
+
     transitions: dict[tuple[Any, ...], Transition]
 
     def describe(

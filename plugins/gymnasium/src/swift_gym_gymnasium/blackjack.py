@@ -102,6 +102,7 @@ class BlackjackEnv(GymnasiumEnv):
         "Hit (take another card) or stick (end your turn).",
     )
     config_model: ClassVar[type[EnvConfig]] = BlackjackConfig
+    never_blocks: ClassVar[bool] = True  # a card game: pure computing (conformance-checked)
     config: BlackjackConfig
     _stuck = False
 

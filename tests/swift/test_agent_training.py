@@ -1,0 +1,115 @@
+"""A real `swift rlhf` GRPO run training agent programs: the example `agent_openai_loop` (a plain
+`openai` tool loop, installed as a distribution) through the `swift_gym` scheduler, with
+`--agent_template hermes`.
+
+The tiny model is made to write one hermes call of `add` as its every token (2 per reply), so
+ms-swift's engine parses real tool calls; the program gets them through its `openai` client,
+runs them, and sends the results back in its next call. One row lets the program end by itself
+(`max_calls: 1`); the other (`agent_marked`, the same program that also writes a line when it
+starts and one in its `finally`) is cut off at --max_turns: when the run has ended, every
+program that started has finished its cleanup.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import jsonl_records
+import pytest
+
+pytest.importorskip("agent_openai_loop", reason="pip install examples/agent_openai_loop")
+
+HERMES_ADD = '<tool_call>\n{"name": "add", "arguments": {"a": 1, "b": 2}}\n</tool_call>'
+MAX_TURNS = 2
+MARKED = '''
+import os
+
+from agent_openai_loop import CalculatorAgent
+
+
+class MarkedAgent(CalculatorAgent):
+    """The example's program, writing `start SEED` when it starts and `end SEED` in finally."""
+
+    async def run(self, client):
+        with open(os.environ["AGENT_MARKS"], "a") as marks:
+            marks.write(f"start {self.config.seed}\\n")
+        try:
+            return await super().run(client)
+        finally:
+            with open(os.environ["AGENT_MARKS"], "a") as marks:
+                marks.write(f"end {self.config.seed}\\n")
+'''
+
+
+def marked_site(root: Path) -> Path:
+    """A distribution `agent-marked` registering `agent_marked` = marked_agent:MarkedAgent."""
+    site = root / "site"
+    info = site / "agent_marked-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: agent-marked\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[swift_gym.envs]\nagent_marked = marked_agent:MarkedAgent\n"
+    )
+    (site / "marked_agent.py").write_text(MARKED)
+    return site
+
+
+def test_grpo_trains_the_openai_tool_loop_and_cut_off_programs_end(tmp_path: Path) -> None:
+    from agent_openai_loop import ADD
+    from grpo_run import swift_rlhf
+    from tiny_model import build_calling_model
+
+    model = build_calling_model(tmp_path / "model", HERMES_ADD)
+    dataset = tmp_path / "rows.jsonl"
+    rows = [
+        {"name": "agent_openai_loop", "seed": 0, "max_calls": 1},  # ends by itself
+        {"name": "agent_marked", "seed": 1, "max_calls": 8},  # cut off at --max_turns
+    ]
+    with dataset.open("w") as out:
+        for config in rows:
+            row = {
+                "messages": [{"role": "user", "content": "<placeholder>"}],
+                "tools": json.dumps([ADD]),
+                "env_config": config,
+            }
+            out.write(json.dumps(row) + "\n")
+    marks = tmp_path / "marks.txt"
+    trajectories = tmp_path / "trajectories"
+    site = marked_site(tmp_path)
+    environ = {
+        "SWIFT_GYM_TRAJECTORIES": str(trajectories),
+        "AGENT_MARKS": str(marks),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])),
+        "OMP_NUM_THREADS": "2",
+    }
+    run_dir = swift_rlhf(
+        tmp_path, dataset, "agent_openai_loop", MAX_TURNS, environ,
+        reward_funcs=("swift_gym_total",), model=model,
+        args=["--agent_template", "hermes", "--max_completion_length", "2",
+              "--dataloader_num_workers", "0"],
+    )  # fmt: skip
+    (path,) = trajectories.iterdir()
+    records = jsonl_records.records(path)
+    assert len(records) == 4  # 2 steps x 2 completions, one row a step
+    names = {record["env"] for record in records}
+    by_env = {name: [r for r in records if r["env"] == name] for name in names}
+    assert sorted(by_env) == ["agent_marked", "agent_openai_loop"]
+    call = {"name": "add", "arguments": json.dumps({"a": 1, "b": 2})}
+    for record in by_env["agent_openai_loop"]:  # the program's one call: then it gives up
+        assert record["observation"].startswith("What is ")
+        assert [t["function"]["name"] for t in record["tools"]] == ["add"]
+        (turn,) = record["turns"]
+        assert [{k: c[k] for k in ("name", "arguments")} for c in turn["tool_calls"]] == [call] * 2
+        assert turn["done"] is True and turn["info"]["status"] == "out_of_calls"
+        assert all("ended before answering" in r["content"] for r in turn["tool_results"])
+    for record in by_env["agent_marked"]:  # each call run, its result sent back, then cut off
+        assert record["status"] == "max_turns" and len(record["turns"]) == MAX_TURNS
+        for turn in record["turns"]:
+            assert [c["name"] for c in turn["tool_calls"]] == ["add", "add"]
+            assert [r["content"] for r in turn["tool_results"]] == ["3", "3"]
+    started = marks.read_text().splitlines()
+    assert started.count("start 1") == len(by_env["agent_marked"]) == 2
+    assert started.count("end 1") == started.count("start 1")  # every cut-off program ended
+    assert (run_dir / "completions.jsonl").exists()
