@@ -61,7 +61,7 @@ class McpToolsConfig(EnvConfig):
 
 
 class McpToolsEnv(Env):
-    """A task played with MCP servers' tools, scored on the final reply (see the module)."""
+    """A task answered with tools from the operator's MCP servers, scored on the final reply."""
 
     config_model: ClassVar[type[EnvConfig]] = McpToolsConfig
     config: McpToolsConfig
