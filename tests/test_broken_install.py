@@ -65,9 +65,11 @@ def test_the_stand_in_is_filled_by_an_intact_install(swift_venv) -> None:
         "frozen_lake",
         "frozen_lake_ms_swift",
         "math_env",
+        "mcp_tools",
         "openenv",
         "swift-gym-frozen-lake:frozen_lake",
         "swift-gym-frozen-lake:frozen_lake_ms_swift",
+        "swift-gym:mcp_tools",
         "swift-gym:openenv",
     ]
     assert seen["schedulers"] == ["gym_scheduler", "swift_gym"]

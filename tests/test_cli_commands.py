@@ -78,6 +78,7 @@ def test_list_shows_frozen_lake_with_its_distribution() -> None:
             "swift-gym-frozen-lake",
             "swift_gym_frozen_lake:MsSwiftFrozenLakeEnv",
         ),
+        ("mcp_tools", "swift-gym", "swift_gym.mcp.env:McpToolsEnv"),  # the core's MCP env
         ("openenv", "swift-gym", "swift_gym.remote.env:OpenEnvEnv"),  # the core's remote env
     ]
 

@@ -108,9 +108,9 @@ def test_list_of_100k_envs_is_complete(many: dict[str, str]) -> None:
     result = run("list", env=many)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert len(lines) == 1 + 100_003  # the header, the levels, FrozenLake's two and openenv
+    assert len(lines) == 1 + 100_004  # the header, the levels, FrozenLake's two, the core's two
     assert re.fullmatch(r"level_04242\s+gym-many\s+1\.0\s+levels of a family", lines[4245])
-    assert len(json.loads(run("list", "--json", env=many).stdout)) == 100_003
+    assert len(json.loads(run("list", "--json", env=many).stdout)) == 100_004
 
 
 def test_an_unknown_env_among_100k_is_a_short_message(many: dict[str, str]) -> None:
@@ -119,7 +119,7 @@ def test_an_unknown_env_among_100k_is_a_short_message(many: dict[str, str]) -> N
     assert len(result.stderr) < 1000, len(result.stderr)
     assert result.stderr.startswith("error: unknown env 'level_0424x'. Did you mean 'level_04240'?")
     assert "frozen_lake, frozen_lake_ms_swift, level_00000, level_00001," in result.stderr
-    assert "and 99,983 more (swift-gym list shows them all)." in result.stderr
+    assert "and 99,984 more (swift-gym list shows them all)." in result.stderr
 
 
 def test_validate_with_many_bad_rows_among_100k_envs_stays_small(
@@ -135,7 +135,7 @@ def test_validate_with_many_bad_rows_among_100k_envs_stays_small(
     assert len(result.stdout) < 200 * 1500, len(result.stdout)
     first = report["problems"][0]
     assert "did you mean 'level_00000'?" in first["reason"], first
-    assert "and 99,983 more" in first["reason"]
+    assert "and 99,984 more" in first["reason"]
 
 
 def test_list_filters_by_glob_and_distribution_and_groups(many: dict[str, str]) -> None:
@@ -146,7 +146,7 @@ def test_list_filters_by_glob_and_distribution_and_groups(many: dict[str, str]) 
     by_dist = json.loads(run("list", "--json", "-d", "swift_gym_frozen_lake", env=many).stdout)
     assert [e["name"] for e in by_dist] == ["frozen_lake", "frozen_lake_ms_swift"]
     qualified = run("list", "--json", "swift-gym:*", env=many)
-    assert [e["name"] for e in json.loads(qualified.stdout)] == ["openenv"]
+    assert [e["name"] for e in json.loads(qualified.stdout)] == ["mcp_tools", "openenv"]
     grouped = run("list", "--group", env=many).stdout.splitlines()
     assert grouped[0].split() == ["distribution", "version", "envs", "names"]
     assert re.match(r"gym-many\s+1\.0\s+100,000\s+level_00000, level_00001, ", grouped[1])
@@ -185,7 +185,7 @@ def test_plugins_lists_env_only_packages_too(tmp_path: Path) -> None:
     rows = [line.split() for line in lines[start + 2 :]]
     assert ["gym-envs-only", "1.2", "2"] in rows
     assert ["swift-gym-frozen-lake", "0.1.0", "2"] in rows
-    assert ["swift-gym", "0.1.0", "1"] in rows  # the core's openenv
+    assert ["swift-gym", "0.1.0", "2"] in rows  # the core's openenv and mcp_tools
     listed = json.loads(run("plugins", "--json", env={"PYTHONPATH": str(tmp_path)}).stdout)
     assert {"distribution": "gym-envs-only", "version": "1.2", "envs": 2} in listed["env_packages"]
 

@@ -445,7 +445,14 @@ def test_the_advice_in_the_errors_works(faulty_venv: Venv) -> None:
     assert listing["problems"] == []
     assert all(error is None for *_, error in listing["plugins"])
     names = {name for name, *_ in listing["envs"]}
-    assert names == {"frozen_lake", "frozen_lake_ms_swift", "maze", "openenv", "slow_env"}
+    assert names == {
+        "frozen_lake",
+        "frozen_lake_ms_swift",
+        "maze",
+        "mcp_tools",
+        "openenv",
+        "slow_env",
+    }
     plugins = swift_gym_command(
         faulty_venv, "plugins", SWIFT_GYM_DISABLE_PLUGINS=",".join(sorted(advised))
     )

@@ -46,6 +46,7 @@ def test_frozen_lake_is_discovered_through_its_entry_point(env: Venv) -> None:
             "0.1.0",
             "swift_gym_frozen_lake:MsSwiftFrozenLakeEnv",
         ],
+        ["mcp_tools", "swift-gym", "0.1.0", "swift_gym.mcp.env:McpToolsEnv"],
         ["openenv", "swift-gym", "0.1.0", "swift_gym.remote.env:OpenEnvEnv"],
     ]
 

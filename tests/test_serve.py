@@ -328,7 +328,7 @@ def test_a_bad_token_is_refused_before_any_env(tmp_path: Any) -> None:
         (("--set", "size=5"), "--set sets fields of the default env: give NAME too"),
         (("frozen_lake", "--token-env", "SWIFT_GYM_TEST_UNSET"), "the variable is unset or empty"),
         (("frozen_lake", "--allow", "nope"), "unknown env 'nope'"),
-        (("frozen_lake", "--isolation", "process"), "'process' is not one of 'auto', 'thread', 'shared'"),
+        (("frozen_lake", "--isolation", "process"), "'process' is not one of 'auto', 'thread'"),
         (("openenv",), "env 'openenv' reaches the network"),
         (("openenv",), "swift-gym serve openenv --allow openenv"),
     ],

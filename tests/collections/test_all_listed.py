@@ -17,7 +17,7 @@ from swift_gym_reasoning_gym.ids import ENV_NAMES as REASONING_GYM
 from swift_gym_textarena.ids import ENV_NAMES as TEXTARENA
 
 EXPECTED = {
-    "swift-gym": {"openenv"},
+    "swift-gym": {"mcp_tools", "openenv"},
     "swift-gym-frozen-lake": {"frozen_lake", "frozen_lake_ms_swift"},
     "swift-gym-gymnasium": set(GYMNASIUM),
     "swift-gym-reasoning-gym": set(REASONING_GYM),
@@ -61,7 +61,7 @@ def test_listing_in_a_new_process_imports_none_of_the_libraries(tmp_path):
         f"{LIBRARIES!r})]))"
     )
     count, imported = python_json(code, tmp_path)
-    assert count == 170
+    assert count == 171
     assert imported == []
 
 

@@ -68,7 +68,7 @@ def shipped_envs() -> list[swift_gym.EnvSpec]:
 def test_every_shipped_env_has_each_config_field_with_its_description(site: Path) -> None:
     envs = shipped_envs()
     assert {spec.distribution for spec in envs} == SHIPPED, "install the core and all four"
-    assert len(envs) == 170
+    assert len(envs) == 171
     where: dict[str, list[tuple[str, str]]] = {}
     for page in site.rglob("index.html"):
         page_sections = sections(page)

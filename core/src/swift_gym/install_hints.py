@@ -8,6 +8,7 @@ since swift-gym is not on PyPI; or, for an extra, the packages it holds (works a
 from __future__ import annotations
 
 EXTRAS = {
+    "mcp": "mcp>=1.22,<2",
     "new": "cookiecutter>=2.6",
     "remote": "websockets>=15",
     "serve": "starlette>=0.40 uvicorn>=0.30 websockets>=15",

@@ -27,6 +27,7 @@ SHIPPED = (
     "swift-gym-gymnasium",
     "swift-gym-reasoning-gym",
     "swift-gym-textarena",
+    "swift-gym-verifiers",
 )
 """The env packages of the swift-gym repository (its plugins/ directory), installed or not."""
 

@@ -68,8 +68,9 @@ async def spawn(
     pass_fds: Sequence[int] = (),
     new_session: bool = False,
     read_limit: int = 65_536,
+    cwd: str | None = None,
 ) -> Child:
-    """Start `argv` with stdin, stdout and stderr piped to the running loop."""
+    """Start `argv` (in `cwd`) with stdin, stdout and stderr piped to the running loop."""
     loop = asyncio.get_running_loop()
     popen = subprocess.Popen(
         list(argv),
@@ -79,6 +80,7 @@ async def spawn(
         env=env,
         pass_fds=tuple(pass_fds),
         start_new_session=new_session,
+        cwd=cwd,
     )
     assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
     child = Child(popen, os.pidfd_open(popen.pid))
