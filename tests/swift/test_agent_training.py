@@ -18,42 +18,12 @@ from pathlib import Path
 
 import jsonl_records
 import pytest
+from agent_sites import marked_site
 
 pytest.importorskip("agent_openai_loop", reason="pip install examples/agent_openai_loop")
 
 HERMES_ADD = '<tool_call>\n{"name": "add", "arguments": {"a": 1, "b": 2}}\n</tool_call>'
 MAX_TURNS = 2
-MARKED = '''
-import os
-
-from agent_openai_loop import CalculatorAgent
-
-
-class MarkedAgent(CalculatorAgent):
-    """The example's program, writing `start SEED` when it starts and `end SEED` in finally."""
-
-    async def run(self, client):
-        with open(os.environ["AGENT_MARKS"], "a") as marks:
-            marks.write(f"start {self.config.seed}\\n")
-        try:
-            return await super().run(client)
-        finally:
-            with open(os.environ["AGENT_MARKS"], "a") as marks:
-                marks.write(f"end {self.config.seed}\\n")
-'''
-
-
-def marked_site(root: Path) -> Path:
-    """A distribution `agent-marked` registering `agent_marked` = marked_agent:MarkedAgent."""
-    site = root / "site"
-    info = site / "agent_marked-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: agent-marked\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(
-        "[swift_gym.envs]\nagent_marked = marked_agent:MarkedAgent\n"
-    )
-    (site / "marked_agent.py").write_text(MARKED)
-    return site
 
 
 def test_grpo_trains_the_openai_tool_loop_and_cut_off_programs_end(tmp_path: Path) -> None:
@@ -77,7 +47,7 @@ def test_grpo_trains_the_openai_tool_loop_and_cut_off_programs_end(tmp_path: Pat
             out.write(json.dumps(row) + "\n")
     marks = tmp_path / "marks.txt"
     trajectories = tmp_path / "trajectories"
-    site = marked_site(tmp_path)
+    site = marked_site(tmp_path, "agent_marked", "agent_openai_loop", "CalculatorAgent")
     environ = {
         "SWIFT_GYM_TRAJECTORIES": str(trajectories),
         "AGENT_MARKS": str(marks),
