@@ -33,7 +33,7 @@ def test_swift_gym_list_shows_every_env_of_every_package(tmp_path):
     for entry in json.loads(result.stdout):
         listed.setdefault(entry["distribution"], set()).add(entry["name"])
     assert listed == EXPECTED
-    assert sum(map(len, listed.values())) == 3 + 6 + 106 + 55
+    assert sum(map(len, listed.values())) == 2 + 2 + 6 + 106 + 55  # core, FrozenLake, ...
     table = run("list", cwd=tmp_path).stdout
     assert all(name in table for names in EXPECTED.values() for name in names)
 
