@@ -12,6 +12,7 @@ once; text envs (whose class keeps `Env.tools`) are never built for this.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -58,8 +59,23 @@ class RowTools:
         assert self._loop is not None, "use RowTools as a context manager"
         env = self.registry.make(dict(env_config))
         try:
-            self._loop.run_until_complete(env.reset())
+            self._run(env.reset())
             tools = list(offered_tools(env))
         finally:
-            self._loop.run_until_complete(env.close())
+            self._run(env.close())
         return json.dumps(tools, ensure_ascii=False) if tools else None
+
+    def _run(self, coroutine: Any) -> Any:
+        """Run `coroutine` on the loop. A signal (Ctrl-C, SIGTERM: the command's handlers raise)
+        can land before it starts: it is then closed, so no "coroutine ... was never awaited"
+        warning follows the command's one line about the interruption."""
+        assert self._loop is not None
+        try:
+            return self._loop.run_until_complete(coroutine)
+        except BaseException:
+            if (
+                inspect.iscoroutine(coroutine)
+                and inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED
+            ):
+                coroutine.close()
+            raise
