@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -42,16 +43,23 @@ def run(script: str, *args: str, timeout: float = 400, env: dict[str, str] | Non
     if why:
         pytest.skip(why)
     command = " ".join(["exec", sys.executable, str(HERE / script), *args])
-    result = subprocess.run(
+    process = subprocess.Popen(
         ["unshare", "-n", "sh", "-c", f"ip link set lo up && {command}"],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=timeout,
         env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0", **(env or {})},
         cwd=HERE,
+        start_new_session=True,  # the cluster's processes too, to end them all on a timeout
     )
-    lines = result.stdout.strip().splitlines()
-    assert result.returncode == 0 and lines, (
-        f"{script} failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        pytest.fail(f"{script} ran past {timeout:g} s; its stderr ends:\n{err[-5000:]}")
+    lines = out.strip().splitlines()
+    assert process.returncode == 0 and lines, (
+        f"{script} failed ({process.returncode}):\n{out[-3000:]}\n{err[-5000:]}"
     )
     return json.loads(lines[-1])

@@ -35,6 +35,7 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
         "statuses": sorted({str(r["status"]) for r in records}),
         "successes": sum(bool(r["success"]) for r in records),
         "errors": [r["error"] for r in records if r["status"] == "error"],
+        "error_indices": [r["index"] for r in records if r["status"] == "error"],
         "places": [where_played(r) for r in records],
     }
 
@@ -51,7 +52,8 @@ def cli_run(address: str, work: Path) -> dict[str, Any]:
         text=True,
     )
     out, err = process.communicate(timeout=300)
-    records = [json.loads(line) for line in output.read_text().splitlines()] if output.exists() else []
+    lines = output.read_text().splitlines() if output.exists() else []
+    records = [json.loads(line) for line in lines]
     return {
         "returncode": process.returncode,
         "pid": process.pid,
@@ -75,7 +77,7 @@ def library_run(address: str, concurrency: int, episodes: int, **options: Any) -
     return summary(result.records)
 
 
-async def kill_mid_run(started: Any, address: str, victim: Any) -> dict[str, Any]:
+async def kill_mid_run(started: Any, address: str, victim: Any, work: Path) -> dict[str, Any]:
     """Episodes that each take a while (the policy waits), a node killed among them."""
     import swift_gym
 
@@ -87,12 +89,14 @@ async def kill_mid_run(started: Any, address: str, victim: Any) -> dict[str, Any
         swift_gym.evaluate_async(
             {"name": "frozen_lake", "size": 8},
             slow_oracle,
-            episodes=60,
+            episodes=80,
             concurrency=8,
             ray_address=address,
+            output=work / "kill.jsonl",
         )
     )
-    await asyncio.sleep(4.0)  # actors on both nodes, episodes under way on each
+    while not run.done() and _lines(work / "kill.jsonl") < 16:  # under way on both nodes
+        await asyncio.sleep(0.1)
     before = live_actors()
     started.remove_node(victim, allow_graceful=False)
     killed_at = time.time()
@@ -106,6 +110,14 @@ async def kill_mid_run(started: Any, address: str, victim: Any) -> dict[str, Any
     }
 
 
+def note(text: str) -> None:
+    print(f"[scenarios {time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
 def main() -> None:
     report: dict[str, Any] = {"script_pid": os.getpid()}
     with cluster(workers=2, cpus=2) as started, tempfile.TemporaryDirectory() as work:
@@ -117,17 +129,21 @@ def main() -> None:
         report["workers"] = [node.node_id for node in workers]
         ray.init(address=address, log_to_driver=False)
 
+        note('report["cli"]')
         report["cli"] = cli_run(address, Path(work))
         report["actors_after_cli"] = len(wait_no_actors())
 
         os.environ["SWIFT_GYM_RAY_ENVS"] = json.dumps({"frozen_lake": {"episodes": 1}})
+        note('report["backpressure"]')
         report["backpressure"] = library_run(address, concurrency=12, episodes=40)
         report["actors_after_backpressure"] = len(wait_no_actors())
 
         os.environ["SWIFT_GYM_RAY_ENVS"] = json.dumps({"frozen_lake": {"episodes": 2}})
         report["killed_node"] = workers[1].node_id
-        report["kill"] = asyncio.run(kill_mid_run(started, address, workers[1]))
+        note('report["kill"]')
+        report["kill"] = asyncio.run(kill_mid_run(started, address, workers[1], Path(work)))
         report["actors_after_kill"] = len(wait_no_actors())
+        note("ray.shutdown()")
         ray.shutdown()
     print(json.dumps(report))
 

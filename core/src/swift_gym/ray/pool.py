@@ -8,7 +8,9 @@ waiting episode first. An actor found dead (its node went away, its process died
 pool at once: the episodes it held end with an error, the waiting ones get a new actor.
 
 Thread-safe and loop-agnostic: ms-swift drives a scheduler from more than one event loop, so
-waiters are futures on their own loops, settled with `call_soon_threadsafe`.
+waiters are futures on their own loops, settled with `call_soon_threadsafe`. No Ray call is
+made under the pool's lock, and no pool code runs on Ray's threads (which deliver results): a
+Ray call that waits for its io thread while that thread waits for the lock would hang all.
 """
 
 from __future__ import annotations
@@ -49,10 +51,12 @@ class ActorPool:
         self.env_name = env_name
         self.shape = shape
         self._actor_class = actor_class
-        self._lock = threading.RLock()  # a callback may run in the thread that asked
+        self._lock = threading.Lock()
         self._actors: list[Actor] = []
         self._creating: list[Any] = []
         self._waiters: collections.deque[asyncio.Future[Actor]] = collections.deque()
+        self._starting = 0
+        self._tasks: set[asyncio.Task[None]] = set()
         self._failures = 0
         self._closed = False
 
@@ -73,7 +77,8 @@ class ActorPool:
                     return actor
             waiter: asyncio.Future[Actor] = loop.create_future()
             self._waiters.append(waiter)
-            self._grow()
+            more = self._reserve()
+        self._start(more)
         try:
             return await waiter
         except asyncio.CancelledError:
@@ -97,9 +102,9 @@ class ActorPool:
             actor.alive = False
             if actor in self._actors:
                 self._actors.remove(actor)
-            if self._waiters:
-                self._grow()
+            more = self._reserve()
         _kill(actor.handle)
+        self._start(more)
 
     def shutdown(self) -> None:
         """Kill every actor, those still starting too; waiters fail."""
@@ -115,38 +120,63 @@ class ActorPool:
         for waiter in waiters:
             _settle(waiter, error=ActorLost(f"the Ray placement of {self.env_name!r} shut down"))
 
-    def _grow(self) -> None:
-        """Ask for actors while episodes wait (under the lock)."""
-        while len(self._creating) < min(len(self._waiters), MAX_CREATING):
-            handle = self._actor_class.options(**self.shape.options()).remote(self.env_name)
-            self._creating.append(handle)
-            ready = handle.where.remote().future()
-            ready.add_done_callback(lambda done, handle=handle: self._started(handle, done))
+    def _reserve(self) -> int:
+        """How many more actors to ask for while episodes wait (under the lock)."""
+        more = max(0, min(len(self._waiters), MAX_CREATING) - self._starting)
+        self._starting += more
+        return more
 
-    def _started(self, handle: Any, done: Any) -> None:
-        """An actor asked for has started (or failed to); on one of Ray's threads."""
+    def _start(self, count: int) -> None:
+        """Ask Ray for `count` actors, on the running loop, outside the lock: Ray's own
+        threads deliver results, and must never wait for this pool's lock."""
+        if not count:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop here: the next episode to wait asks instead
+            with self._lock:
+                self._starting -= count
+            return
+        for _ in range(count):
+            task = loop.create_task(self._create())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _create(self) -> None:
+        """Start one actor; once it answers, it joins the pool and serves the waiters."""
+        handle = None
+        error: BaseException | None = None
+        where: dict[str, Any] = {}
+        try:
+            handle = self._actor_class.options(**self.shape.options()).remote(self.env_name)
+            with self._lock:
+                self._creating.append(handle)
+            where = await asyncio.wrap_future(handle.where.remote().future())
+        except Exception as failure:
+            error = failure
         failed: list[asyncio.Future[Actor]] = []
         with self._lock:
-            if handle not in self._creating:  # shut down meanwhile
-                return
-            self._creating.remove(handle)
-            error = done.exception()
+            self._starting -= 1
+            if handle is not None and handle in self._creating:
+                self._creating.remove(handle)
+            elif handle is not None:  # shut down meanwhile
+                error = error or ActorLost("shut down")
             if error is None:
                 self._failures = 0
-                self._actors.append(Actor(handle, self.shape.episodes, done.result()))
+                self._actors.append(Actor(handle, self.shape.episodes, where))
                 self._serve()
-            else:
+            elif not self._closed:
                 self._failures += 1
                 if self._failures >= MAX_CREATE_FAILURES:
                     failed = list(self._waiters)
                     self._waiters.clear()
-                elif self._waiters:
-                    self._grow()
-        if error is not None:
+            more = 0 if self._closed else self._reserve()
+        if error is not None and handle is not None:
             _kill(handle)
-            lost = ActorLost(f"no Ray actor for env {self.env_name!r} could start: {error}")
-            for waiter in failed:
-                _settle(waiter, error=lost)
+        lost = ActorLost(f"no Ray actor for env {self.env_name!r} could start: {error}")
+        for waiter in failed:
+            _settle(waiter, error=lost)
+        self._start(more)
 
     def _serve(self) -> None:
         """Hand free slots to waiters, first come first served (under the lock)."""
