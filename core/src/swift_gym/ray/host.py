@@ -45,6 +45,17 @@ class _Episode:
             self.worker.stop()
 
 
+def _build(env_class: type, env_name: str, env_config: dict[str, Any]) -> Any:
+    """The env, its config validated here (a row without `name` plays this host's env)."""
+    from ..errors import InvalidConfigError
+
+    try:
+        return env_class(env_config)
+    except InvalidConfigError as error:
+        error.env_name = env_name
+        raise
+
+
 class EnvHost:
     """Plays episodes of the env registered as `env_name` (see the module docstring)."""
 
@@ -73,7 +84,7 @@ class EnvHost:
             worker = EnvWorker(f"swift-gym-ray-{self.env_name}")
         episode = _Episode(None, worker)
         try:
-            episode.env = await episode.call(lambda: default_registry().make(env_config))
+            episode.env = await episode.call(lambda: _build(env_class, self.env_name, env_config))
             hint = await episode.call(episode.env.max_turns_hint)
         except BaseException:
             episode.stop()

@@ -132,3 +132,28 @@ def _check_fits(env_name: str, options: dict[str, Any]) -> None:
         f"env {env_name!r} on Ray: no node of the cluster has {wanted} for one actor "
         "(the env's ray_resources, or SWIFT_GYM_RAY_ENVS): every episode would wait forever"
     )
+
+
+_process: RayPlacement | None = None
+_process_lock = threading.Lock()
+
+
+def process_placement() -> RayPlacement | None:
+    """The process's placement when `SWIFT_GYM_RAY_ADDRESS` is set, else None (no Ray import).
+
+    For the `swift_gym` scheduler: its actors are reused for the process's life (across
+    batches) and killed when it exits."""
+    from .settings import address_from_environ
+
+    global _process
+    address = address_from_environ()
+    if address is None:
+        return None
+    with _process_lock:
+        if _process is None or _process.address != address.strip():
+            import atexit
+
+            _process = RayPlacement(address)
+            _process.connect()
+            atexit.register(_process.shutdown)
+        return _process
