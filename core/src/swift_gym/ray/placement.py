@@ -136,6 +136,8 @@ def _check_fits(env_name: str, options: dict[str, Any]) -> None:
 
 _process: RayPlacement | None = None
 _process_lock = threading.Lock()
+_failed: dict[str, Exception] = {}
+"""Addresses this process could not connect to, and why: not tried again for every episode."""
 
 
 def process_placement() -> RayPlacement | None:
@@ -153,7 +155,15 @@ def process_placement() -> RayPlacement | None:
         if _process is None or _process.address != address.strip():
             import atexit
 
-            _process = RayPlacement(address)
-            _process.connect()
-            atexit.register(_process.shutdown)
+            placement = RayPlacement(address)
+            failure = _failed.get(placement.address)
+            if failure is not None:  # ray.init waits minutes for an absent cluster: once
+                raise failure
+            try:
+                placement.connect()
+            except Exception as error:
+                _failed[placement.address] = error
+                raise
+            _process = placement
+            atexit.register(placement.shutdown)
         return _process
