@@ -138,6 +138,14 @@ def main() -> None:
         report["backpressure"] = library_run(address, concurrency=12, episodes=40)
         report["actors_after_backpressure"] = len(wait_no_actors())
 
+        os.environ["SWIFT_GYM_RAY_ENVS"] = json.dumps({"frozen_lake": {"resources": {"GPU": 1}}})
+        note("infeasible")
+        try:
+            library_run(address, concurrency=2, episodes=2)
+        except Exception as error:
+            report["infeasible"] = f"{type(error).__name__}: {error}"
+        report["actors_after_infeasible"] = len(wait_no_actors())
+
         os.environ["SWIFT_GYM_RAY_ENVS"] = json.dumps({"frozen_lake": {"episodes": 2}})
         report["killed_node"] = workers[1].node_id
         note('report["kill"]')

@@ -82,3 +82,11 @@ def test_a_killed_node_ends_only_its_episodes_and_later_ones_run(
         if place is not None
     ]
     assert later and {place["node_id"] for place in later} == set(report["workers"]) - {killed}
+
+
+def test_an_env_whose_actor_fits_no_node_fails_before_any_episode(
+    report: dict[str, Any],
+) -> None:
+    assert report["infeasible"].startswith("RaySettingError: env 'frozen_lake' on Ray: no node")
+    assert "{'GPU': 1.0}" in report["infeasible"]
+    assert report["actors_after_infeasible"] == 0

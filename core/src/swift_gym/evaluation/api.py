@@ -82,7 +82,7 @@ async def evaluate_async(
                     f"env {name!r} has no oracle policy: {cls.__name__} does not define "
                     "oracle_reply(). Use another policy: random, or a model."
                 )
-    placement = _ray_placement(ray_address)
+    placement = _ray_placement(ray_address, envs)
     try:
         run = await run_episodes(
             specs,
@@ -160,8 +160,9 @@ def _in_a_thread(env: EnvArgument, policy: Any, options: dict[str, Any]) -> Eval
     return outcome["result"]  # type: ignore[no-any-return]
 
 
-def _ray_placement(address: str | None) -> Any:
-    """The Ray placement for `address` (else the operator's variable), connected; or None."""
+def _ray_placement(address: str | None, envs: set[str]) -> Any:
+    """The Ray placement for `address` (else the operator's variable), connected, its actors
+    checked to fit the cluster for each of `envs`; or None."""
     from ..ray.settings import address_from_environ
 
     address = address if address is not None else address_from_environ()
@@ -171,6 +172,12 @@ def _ray_placement(address: str | None) -> Any:
 
     placement = RayPlacement(address)
     placement.connect()
+    try:
+        for name in sorted(envs):
+            placement.prepare(name)
+    except BaseException:
+        placement.shutdown()
+        raise
     return placement
 
 

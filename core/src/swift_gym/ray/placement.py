@@ -85,6 +85,15 @@ class RayPlacement:
                 raise
             return env
 
+    def prepare(self, env_name: str) -> None:
+        """Check before any episode that `env_name`'s actors fit a node of the cluster
+        (RaySettingError if not), and make its pool."""
+        from ..registry import default_registry
+
+        if self._actor_class is None:
+            self.connect()
+        self._pool(env_name, default_registry().get_env_class(env_name))
+
     def _pool(self, env_name: str, env_class: type) -> ActorPool:
         with self._lock:
             pool = self._pools.get(env_name)
