@@ -34,6 +34,9 @@ def cluster(workers: int = 2, cpus: int = 2) -> Iterator[Any]:
         started.wait_for_nodes()
         yield started
     finally:
+        import ray
+
+        ray.shutdown()  # a driver connected to the head would keep it from going
         started.shutdown()
 
 

@@ -24,8 +24,8 @@ BIN = Path(sys.executable).parent
 
 
 def where_played(record: dict[str, Any]) -> list[dict[str, Any]]:
-    places = [record.get("reset_info", {}).get("ray")]
-    places += [turn.get("info", {}).get("ray") for turn in record.get("turns", [])]
+    places = [(record.get("reset_info") or {}).get("ray")]  # None: ended before its reset
+    places += [(turn.get("info") or {}).get("ray") for turn in record.get("turns", [])]
     return places
 
 
