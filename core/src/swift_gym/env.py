@@ -39,6 +39,13 @@ class Env(ABC):
     """True for an env that opens network connections its env_config can point anywhere (the
     `openenv` env): `swift-gym serve` plays one only when `--allow` names it, since a client's
     reset would make the server connect where the client says."""
+    ray_resources: ClassVar[Mapping[str, float]] = {"CPU": 1}
+    """What one Ray actor playing this env holds, in Ray's resource names (`CPU`, `GPU`,
+    `memory` in bytes, custom ones such as `sandbox`), when envs are placed on Ray
+    (`SWIFT_GYM_RAY_ADDRESS`). The operator may replace it per env name (`SWIFT_GYM_RAY_ENVS`)."""
+    ray_episodes: ClassVar[int] = 1
+    """How many episodes of this env one Ray actor plays at once (they share `ray_resources`).
+    More than one suits envs that mostly wait or compute briefly."""
 
     def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
         if isinstance(env_config, EnvConfig):

@@ -39,6 +39,7 @@ async def evaluate_async(
     progress: bool | RunView = False,
     stop: Stop | None = None,
     keep_records: bool = True,
+    ray_address: str | None = None,
 ) -> EvalResult:
     """Play episodes of `env` with `policy` and summarise them (see `evaluate`)."""
     from ..registry import default_registry
@@ -81,17 +82,23 @@ async def evaluate_async(
                     f"env {name!r} has no oracle policy: {cls.__name__} does not define "
                     "oracle_reply(). Use another policy: random, or a model."
                 )
-    run = await run_episodes(
-        specs,
-        total,
-        chosen,
-        max_turns,
-        concurrency,
-        output,
-        stop=stop,
-        view=view_of(progress),
-        slim=not keep_records,
-    )
+    placement = _ray_placement(ray_address, envs)
+    try:
+        run = await run_episodes(
+            specs,
+            total,
+            chosen,
+            max_turns,
+            concurrency,
+            output,
+            stop=stop,
+            view=view_of(progress),
+            slim=not keep_records,
+            build=placement.open if placement is not None else None,
+        )
+    finally:
+        if placement is not None:
+            placement.shutdown()
     return EvalResult(run.records, run.unrecorded, run.stopped, run.signal, slim=not keep_records)
 
 
@@ -108,7 +115,9 @@ def evaluate(env: EnvArgument, policy: Any, **options: Any) -> EvalResult:
     env's `max_turns_hint()`, its natural horizon, else 10), `concurrency` episodes at a time;
     `output` writes the trajectory file as episodes end (`-`: stdout); `progress=True` shows a
     bar on stderr. `stop` (a `Stop`) ends the run when interrupted; `keep_records=False` keeps
-    only what the summary needs.
+    only what the summary needs. `ray_address` (default: `SWIFT_GYM_RAY_ADDRESS`, unset: off)
+    plays every env inside Ray actors on that cluster (`swift_gym.ray`); their actors are
+    killed when the run ends.
 
     Where an event loop already runs in this thread (Jupyter), the run gets a thread of its own;
     there, `await evaluate_async(...)` is the direct way. Ctrl-C (KeyboardInterrupt) stops the
@@ -149,6 +158,27 @@ def _in_a_thread(env: EnvArgument, policy: Any, options: dict[str, Any]) -> Eval
     if "error" in outcome:
         raise outcome["error"]
     return outcome["result"]  # type: ignore[no-any-return]
+
+
+def _ray_placement(address: str | None, envs: set[str]) -> Any:
+    """The Ray placement for `address` (else the operator's variable), connected, its actors
+    checked to fit the cluster for each of `envs`; or None."""
+    from ..ray.settings import address_from_environ
+
+    address = address if address is not None else address_from_environ()
+    if address is None:
+        return None
+    from ..ray.placement import RayPlacement
+
+    placement = RayPlacement(address)
+    placement.connect()
+    try:
+        for name in sorted(envs):
+            placement.prepare(name)
+    except BaseException:
+        placement.shutdown()
+        raise
+    return placement
 
 
 def _check_int(name: str, value: Any, low: int) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import random
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -113,10 +113,12 @@ async def run_episode(
     max_turns: int | None,
     registry: Registry,
     on_env_down: Callable[[str], None] | None = None,
+    build: Callable[[str, dict[str, Any]], Awaitable[Env]] | None = None,
 ) -> dict[str, Any]:
     """Play `spec` with `policy`, at most `max_turns` replies (None: see `turn_limit`); the
     trajectory record (see `records`). `on_env_down` hears why, when the env raised
-    `EnvUnavailableError` (its server is down)."""
+    `EnvUnavailableError` (its server is down). `build(name, env_config)` makes the env
+    elsewhere (a Ray actor's stand-in); by default it is built here, from `registry`."""
     record = new_record(spec.index, spec.env, spec.env_config, policy.name)
     settings = getattr(policy, "settings", None)
     if callable(settings):
@@ -128,7 +130,10 @@ async def run_episode(
     done = False
     stage = "building the env"
     try:
-        env = registry.get_env_class(spec.env)(spec.env_config)
+        if build is None:
+            env = registry.get_env_class(spec.env)(spec.env_config)
+        else:
+            env = await build(spec.env, spec.env_config)
         stage = "the turn limit"
         limit = record["max_turns"] = turn_limit(env, max_turns)
         stage = "reset()"

@@ -120,7 +120,8 @@ class RandomPolicy(_Local):
     name = "random"
 
     async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> Reply:
-        choices = tuple(env.sample_replies())
+        remote = getattr(env, "sample_replies_async", None)  # an env played elsewhere (Ray)
+        choices = tuple(await remote() if callable(remote) else env.sample_replies())
         if choices:
             return rng.choice(choices)  # type: ignore[no-any-return]
         tools = offered_tools(env)
@@ -144,7 +145,8 @@ class OraclePolicy(_Local):
 
     async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> Reply:
         try:
-            reply: Any = env.oracle_reply()
+            remote = getattr(env, "oracle_reply_async", None)  # an env played elsewhere (Ray)
+            reply: Any = await remote() if callable(remote) else env.oracle_reply()
         except NotImplementedError as error:
             raise PolicyError(f"{type(env).__name__} has no oracle: {error}") from None
         except Exception as error:

@@ -19,7 +19,7 @@ The runner installs no signal handler: signals belong to the program (see `cli.e
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,11 +92,13 @@ async def run_episodes(
     stop: Stop | None = None,
     view: progress.RunView | None = None,
     slim: bool = False,
+    build: Callable[[str, dict[str, Any]], Awaitable[Any]] | None = None,
 ) -> RunResult:
     """Play every spec, or until stopped (see the module docstring).
 
     The output file is opened only once the policy is ready (an API without the model asked
-    for stops the run before any file is made).
+    for stops the run before any file is made). `build` makes each episode's env elsewhere
+    (see `run_episode`).
     """
     from ..registry import default_registry
 
@@ -137,7 +139,7 @@ async def run_episodes(
                         spec = next(specs, None)  # one shared iterator: each spec to one worker
                         if spec is None:
                             return
-                        record = await run_episode(spec, policy, max_turns, registry, down)
+                        record = await run_episode(spec, policy, max_turns, registry, down, build)
                         writer.add(record)
                         played[spec.index] = slim_record(record) if slim else record
                         wins += bool(record["success"])

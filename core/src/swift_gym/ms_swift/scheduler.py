@@ -16,6 +16,9 @@ Same flags and hooks as `gym_scheduler`, plus:
   results reach `rollout_infos` and the trajectory files. Text envs play exactly as before.
 - an env that replaces the chat (`Env.rewritten_context`: an `AgentEnv` whose program
   rewrote its history) has the next turn play exactly its messages (`contexts`).
+- with `SWIFT_GYM_RAY_ADDRESS` set, each episode's env is built and played inside a Ray actor
+  on that cluster (`swift_gym.ray`), found by its swift-gym name; the actors are reused across
+  batches and killed when the process exits.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 
 from ..agent.context import signature
 from ..env import Env
+from ..ray.placement import process_placement
 from ..replies import tool_calls
 from ..steps import StepResult, as_step_result
 from ..tool_turns import (
@@ -208,7 +212,11 @@ def make_scheduler_class(base: type) -> type:
                 record["env_config"] = jsonable(env_config)
             env = None
             try:
-                env = self._create_env(env_config)
+                placement = process_placement()  # None unless SWIFT_GYM_RAY_ADDRESS is set
+                if placement is None:
+                    env = self._create_env(env_config)
+                else:  # waits while the cluster is full: not the step timeout's business
+                    env = await placement.open(name, env_config)
                 observation, info, system_message = await self._guarded(env.reset(request))
                 if not isinstance(observation, str):
                     raise TypeError(f"reset() observation must be a str, got {observation!r:.80}")

@@ -49,6 +49,7 @@ class FrozenLakeEnv(Env):
     config_model: ClassVar[type[EnvConfig]] = FrozenLakeConfig
     config: FrozenLakeConfig
     never_blocks: ClassVar[bool] = True  # pure computing on a tiny grid (conformance-checked)
+    ray_episodes: ClassVar[int] = 16  # on Ray, one actor (one CPU) plays 16 episodes at once
 
     def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
         super().__init__(env_config)

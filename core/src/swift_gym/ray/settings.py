@@ -1,0 +1,140 @@
+"""What the operator and the env classes say about Ray placement; imports no Ray.
+
+- `SWIFT_GYM_RAY_ADDRESS`: where the cluster is (`ray.init(address=...)`); unset or empty: off.
+- `SWIFT_GYM_RAY_ENVS`: JSON, per env name, what replaces the class's declaration:
+  `{"frozen_lake": {"resources": {"CPU": 0.5}, "episodes": 4}}`.
+- An env class declares `Env.ray_resources` (what one actor holds: Ray's resource names,
+  `CPU`, `GPU`, `memory` in bytes, or a custom one such as `sandbox`) and `Env.ray_episodes`
+  (how many episodes one actor plays at once).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import SwiftGymError, short_repr
+
+ADDRESS_VARIABLE = "SWIFT_GYM_RAY_ADDRESS"
+ENVS_VARIABLE = "SWIFT_GYM_RAY_ENVS"
+MAX_EPISODES = 10_000
+"""The most episodes one actor may play at once."""
+_RESOURCE = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,99}")
+
+
+class RaySettingError(SwiftGymError, ValueError):
+    """The operator's Ray setting, or an env class's declaration, cannot be used."""
+
+
+@dataclass(frozen=True)
+class ActorShape:
+    """What one actor of an env holds, and how many of its episodes it plays at once."""
+
+    resources: tuple[tuple[str, float], ...]
+    episodes: int
+
+    def options(self) -> dict[str, Any]:
+        """The resources as `ActorClass.options(...)` takes them."""
+        options: dict[str, Any] = {"num_cpus": 0}  # Ray's default holds none while running
+        custom: dict[str, float] = {}
+        for name, amount in self.resources:
+            if name == "CPU":
+                options["num_cpus"] = amount
+            elif name == "GPU":
+                options["num_gpus"] = amount
+            elif name == "memory":
+                options["memory"] = int(amount)
+            else:
+                custom[name] = amount
+        if custom:
+            options["resources"] = custom
+        return options
+
+
+def address_from_environ() -> str | None:
+    """The cluster's address from `SWIFT_GYM_RAY_ADDRESS`; None when unset or blank (off)."""
+    value = os.environ.get(ADDRESS_VARIABLE, "").strip()
+    return value or None
+
+
+def check_address(address: Any) -> str:
+    if not isinstance(address, str) or not address.strip() or len(address) > 500:
+        raise RaySettingError(
+            f"ray address {short_repr(address, 80)}: give what ray.init(address=...) takes: "
+            "auto, HOST:PORT or ray://HOST:PORT"
+        )
+    return address.strip()
+
+
+def shape_of(env_name: str, env_class: type) -> ActorShape:
+    """The actor shape of `env_name`: the operator's override if any, else the class's."""
+    override = _overrides().get(env_name, {})
+    where = f"{ENVS_VARIABLE}[{env_name!r}]"
+    resources = override.get("resources")
+    if resources is None:
+        resources, where_resources = (
+            getattr(env_class, "ray_resources", {"CPU": 1}),
+            (f"{env_class.__name__}.ray_resources"),
+        )
+    else:
+        where_resources = f"{where}.resources"
+    episodes = override.get("episodes")
+    where_episodes = f"{where}.episodes"
+    if episodes is None:
+        episodes = getattr(env_class, "ray_episodes", 1)
+        where_episodes = f"{env_class.__name__}.ray_episodes"
+    return ActorShape(_resources(resources, where_resources), _episodes(episodes, where_episodes))
+
+
+def _overrides() -> dict[str, dict[str, Any]]:
+    raw = os.environ.get(ENVS_VARIABLE, "").strip()
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as error:
+        raise RaySettingError(f"{ENVS_VARIABLE} is not JSON: {error}") from None
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise RaySettingError(
+            f"{ENVS_VARIABLE}: give an object of env names, each with `resources` and/or "
+            'episodes, e.g. {"frozen_lake": {"resources": {"CPU": 1}, "episodes": 8}}'
+        )
+    for name, entry in value.items():
+        unknown = set(entry) - {"resources", "episodes"}
+        if unknown:
+            raise RaySettingError(
+                f"{ENVS_VARIABLE}[{name!r}]: unknown keys {sorted(unknown)}; allowed: "
+                "resources, episodes"
+            )
+    return value
+
+
+def _resources(value: Any, where: str) -> tuple[tuple[str, float], ...]:
+    if not isinstance(value, Mapping):
+        raise RaySettingError(f"{where}: give a mapping of resource names to amounts")
+    checked = []
+    for name, amount in value.items():
+        if not isinstance(name, str) or not _RESOURCE.fullmatch(name):
+            raise RaySettingError(f"{where}: {short_repr(name, 60)} is no resource name")
+        if (
+            isinstance(amount, bool)
+            or not isinstance(amount, (int, float))
+            or not 0 <= amount < 2**53
+        ):
+            raise RaySettingError(
+                f"{where}[{name!r}]: {short_repr(amount, 40)}, not an amount >= 0"
+            )
+        checked.append((name, float(amount)))
+    return tuple(sorted(checked))
+
+
+def _episodes(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_EPISODES:
+        raise RaySettingError(
+            f"{where}: {short_repr(value, 40)}, not a whole number from 1 to {MAX_EPISODES}"
+        )
+    return value
