@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from scripted_tools import CharTokenizer
 from swift.infer_engine.protocol import (
     ChatCompletionResponse,
     ChatCompletionResponseChoice,
@@ -25,14 +26,6 @@ from swift.infer_engine.protocol import (
 from swift_gym_frozen_lake import generate_random_map, solve
 
 Policy = Callable[[RolloutInferRequest, int], str]
-
-
-class CharTokenizer:
-    def encode(self, text: str, add_special_tokens: bool = False, **kwargs: Any) -> list[int]:
-        return [ord(char) for char in text]
-
-    def decode(self, ids: list[int], **kwargs: Any) -> str:
-        return "".join(chr(i) for i in ids)
 
 
 class ScriptedEngine:

@@ -1,6 +1,6 @@
 """AgentEnv through ms-swift 4.6's multi-turn loops with the `swift_gym` scheduler.
 
-`AgentToolEngine` is an in-process fake of an engine (no model): it replies from a script, with
+`ScriptedToolEngine` is an in-process fake of an engine (no model): it replies from a script, with
 ms-swift's own tool-call objects, as an engine with `--agent_template` parses them. The agent
 programs are real `openai` SDK loops; both of ms-swift's paths (server `run()`, colocate
 `run_multi_turn`) are played.
@@ -12,14 +12,7 @@ import json
 from typing import Any
 
 import pytest
-from swift.infer_engine.protocol import (
-    ChatCompletionMessageToolCall,
-    ChatCompletionResponse,
-    ChatCompletionResponseChoice,
-    ChatMessage,
-    Function,
-    UsageInfo,
-)
+from scripted_tools import ScriptedToolEngine, tool_call
 from swift.rollout.gym_env import envs
 
 import swift_gym
@@ -102,44 +95,8 @@ def agent_env(monkeypatch: pytest.MonkeyPatch):
     FINALLY.clear()
 
 
-def add_call(amount: int, call_id: str) -> ChatCompletionMessageToolCall:
-    arguments = json.dumps({"amount": amount})
-    return ChatCompletionMessageToolCall(
-        id=call_id, type="function", function=Function(name="add", arguments=arguments)
-    )
-
-
-class CharTokenizer:
-    def encode(self, text: str, add_special_tokens: bool = False, **kwargs: Any) -> list[int]:
-        return [ord(char) for char in text]
-
-    def decode(self, ids: list[int], **kwargs: Any) -> str:
-        return "".join(chr(i) for i in ids)
-
-
-class AgentToolEngine:
-    """Replies `script[turn]`: (text, [tool calls]); keeps each request's messages and tools."""
-
-    def __init__(self, script: list[tuple[str, list[ChatCompletionMessageToolCall]]]):
-        self.script = script
-        self.tokenizer = CharTokenizer()
-        self.turns: dict[str, int] = {}
-        self.requests: list[tuple[list[dict], Any]] = []
-
-    async def infer_async(self, request, request_config, **kwargs):
-        self.requests.append(([dict(m) for m in request.messages], request.tools))
-        turn = self.turns.get(request.uuid, 0)
-        self.turns[request.uuid] = turn + 1
-        text, calls = self.script[min(turn, len(self.script) - 1)]
-        ids = self.tokenizer.encode(text)
-        choice = ChatCompletionResponseChoice(
-            index=0,
-            message=ChatMessage(role="assistant", content=text, tool_calls=calls or None),
-            finish_reason="stop",
-            token_ids=ids,
-        )
-        usage = UsageInfo(prompt_tokens=0, completion_tokens=len(ids), total_tokens=len(ids))
-        return ChatCompletionResponse(model="tools", choices=[choice], usage=usage)
+def add_call(amount: int, call_id: str) -> Any:
+    return tool_call("add", {"amount": amount}, call_id)
 
 
 SCRIPT = [
@@ -152,7 +109,7 @@ SCRIPT = [
 def play(run_rollout, rows, config: dict[str, Any], script=SCRIPT, max_turns: int = 5):
     from swift.rollout.multi_turn import multi_turns
 
-    engine = AgentToolEngine(script)
+    engine = ScriptedToolEngine(script)
     scheduler = multi_turns["swift_gym"](
         infer_engine=engine,
         max_turns=max_turns,

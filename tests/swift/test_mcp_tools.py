@@ -23,14 +23,7 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp_servers import HttpServer, stdio_settings, wait_gone
-from swift.infer_engine.protocol import (
-    ChatCompletionMessageToolCall,
-    ChatCompletionResponse,
-    ChatCompletionResponseChoice,
-    ChatMessage,
-    Function,
-    UsageInfo,
-)
+from scripted_tools import CharTokenizer, tool_call, tool_reply
 
 ROW = {
     "name": "mcp_tools",
@@ -58,14 +51,6 @@ def stdio_pids(folder: Path) -> list[int]:
     return [int(p.read_text()) for p in folder.iterdir() if p.name.startswith("stdio-")]
 
 
-class CharTokenizer:
-    def encode(self, text: str, add_special_tokens: bool = False, **kwargs: Any) -> list[int]:
-        return [ord(char) for char in text]
-
-    def decode(self, ids: list[int], **kwargs: Any) -> str:
-        return "".join(chr(i) for i in ids)
-
-
 class ToolEngine:
     """An in-process fake of an engine with `--agent_template`: it calls `calc__add`, then
     `web__echo` with the sum, then answers with the echo; with `answers=False` it calls
@@ -84,22 +69,8 @@ class ToolEngine:
             calls = [("web__echo", {"text": said[0]})]
         else:
             text = f"<answer>{said[-1]}</answer>"
-        parsed = [
-            ChatCompletionMessageToolCall(
-                id=f"call_{len(request.messages)}", type="function",
-                function=Function(name=name, arguments=json.dumps(arguments)),
-            )
-            for name, arguments in calls
-        ]  # fmt: skip
-        ids = self.tokenizer.encode(text)
-        choice = ChatCompletionResponseChoice(
-            index=0,
-            message=ChatMessage(role="assistant", content=text, tool_calls=parsed or None),
-            finish_reason="stop",
-            token_ids=ids,
-        )
-        usage = UsageInfo(prompt_tokens=0, completion_tokens=len(ids), total_tokens=len(ids))
-        return ChatCompletionResponse(model="tools", choices=[choice], usage=usage)
+        call_id = f"call_{len(request.messages)}"
+        return tool_reply(text, [tool_call(name, args, call_id) for name, args in calls])
 
 
 def scheduler_on(engine: ToolEngine, max_turns: int) -> Any:

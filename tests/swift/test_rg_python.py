@@ -27,14 +27,7 @@ from typing import Any
 
 import jsonl_records
 import pytest
-from swift.infer_engine.protocol import (
-    ChatCompletionMessageToolCall,
-    ChatCompletionResponse,
-    ChatCompletionResponseChoice,
-    ChatMessage,
-    Function,
-    UsageInfo,
-)
+from scripted_tools import CharTokenizer, tool_call, tool_reply
 
 import swift_gym
 
@@ -95,19 +88,8 @@ def marked_processes(mark: str) -> list[int]:
     return found
 
 
-def python_call(code: str, call_id: str) -> ChatCompletionMessageToolCall:
-    arguments = json.dumps({"code": code})
-    return ChatCompletionMessageToolCall(
-        id=call_id, type="function", function=Function(name="python", arguments=arguments)
-    )
-
-
-class CharTokenizer:
-    def encode(self, text: str, add_special_tokens: bool = False, **kwargs: Any) -> list[int]:
-        return [ord(char) for char in text]
-
-    def decode(self, ids: list[int], **kwargs: Any) -> str:
-        return "".join(chr(i) for i in ids)
+def python_call(code: str, call_id: str) -> Any:
+    return tool_call("python", {"code": code}, call_id)
 
 
 class SolvingEngine:
@@ -123,7 +105,7 @@ class SolvingEngine:
     async def infer_async(self, request, request_config, **kwargs):
         self.requests.append(request)
         messages = request.messages
-        calls: list[ChatCompletionMessageToolCall] = []
+        calls: list[Any] = []
         if self.answers and messages[-1]["role"] == "tool":
             text = f"<answer>{messages[-1]['content'].splitlines()[-1]}</answer>"
         else:
@@ -131,15 +113,7 @@ class SolvingEngine:
             expression = question.removeprefix("Calculate ").rstrip(".")
             text = "Let me compute it."
             calls = [python_call(CODE.format(expression=expression), f"call_{len(messages)}")]
-        ids = self.tokenizer.encode(text)
-        choice = ChatCompletionResponseChoice(
-            index=0,
-            message=ChatMessage(role="assistant", content=text, tool_calls=calls or None),
-            finish_reason="stop",
-            token_ids=ids,
-        )
-        usage = UsageInfo(prompt_tokens=0, completion_tokens=len(ids), total_tokens=len(ids))
-        return ChatCompletionResponse(model="solver", choices=[choice], usage=usage)
+        return tool_reply(text, calls, model="solver")
 
 
 def scheduler_on(engine: SolvingEngine, max_turns: int):

@@ -1,8 +1,8 @@
 """Tool-calling envs through ms-swift 4.6's own schedulers (server and colocate paths).
 
-`ToolEngine` (an in-process fake of vLLM, like conftest's ScriptedEngine) answers each turn with
-a reply whose `message.tool_calls` holds ms-swift's own `ChatCompletionMessageToolCall`s, as an
-engine with an `--agent_template` parses them. `CounterEnv`, a small test tool env, is reached
+`ScriptedToolEngine` (an in-process fake of vLLM, like conftest's ScriptedEngine) answers each
+turn with a reply whose `message.tool_calls` holds ms-swift's own `ChatCompletionMessageToolCall`s,
+as an engine with an `--agent_template` parses them. `CounterEnv`, a small test tool env, is reached
 through swift-gym's registry and the factory it puts in ms-swift's `envs`, as a user's env is.
 The template checks encode the scheduler's messages with ms-swift's real templates.
 """
@@ -16,14 +16,8 @@ from typing import Any
 
 import jsonl_records
 import pytest
-from swift.infer_engine.protocol import (
-    ChatCompletionMessageToolCall,
-    ChatCompletionResponse,
-    ChatCompletionResponseChoice,
-    ChatMessage,
-    Function,
-    UsageInfo,
-)
+from scripted_tools import CharTokenizer, ScriptedToolEngine, tool_call
+from swift.infer_engine.protocol import ChatCompletionMessageToolCall
 from swift.rollout.gym_env import envs
 
 import swift_gym
@@ -103,44 +97,9 @@ def counter_env(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setitem(envs, "tests-text", EnvFactory("tests-text"))
 
 
-def add_call(amount: Any, call_id: str) -> ChatCompletionMessageToolCall:
-    arguments = amount if isinstance(amount, str) else json.dumps({"amount": amount})
-    return ChatCompletionMessageToolCall(
-        id=call_id, type="function", function=Function(name="add", arguments=arguments)
-    )
-
-
-class CharTokenizer:
-    def encode(self, text: str, add_special_tokens: bool = False, **kwargs: Any) -> list[int]:
-        return [ord(char) for char in text]
-
-    def decode(self, ids: list[int], **kwargs: Any) -> str:
-        return "".join(chr(i) for i in ids)
-
-
-class ToolEngine:
-    """Replies `script[turn]`: (text, [tool calls]). An in-process fake of an engine."""
-
-    def __init__(self, script: list[tuple[str, list[ChatCompletionMessageToolCall]]]):
-        self.script = script
-        self.tokenizer = CharTokenizer()
-        self.turns: dict[str, int] = {}
-        self.requests: list[tuple[list[dict], Any]] = []
-
-    async def infer_async(self, request, request_config, **kwargs):
-        self.requests.append(([dict(m) for m in request.messages], request.tools))
-        turn = self.turns.get(request.uuid, 0)
-        self.turns[request.uuid] = turn + 1
-        text, calls = self.script[min(turn, len(self.script) - 1)]
-        ids = self.tokenizer.encode(text)
-        choice = ChatCompletionResponseChoice(
-            index=0,
-            message=ChatMessage(role="assistant", content=text, tool_calls=calls or None),
-            finish_reason="stop",
-            token_ids=ids,
-        )
-        usage = UsageInfo(prompt_tokens=0, completion_tokens=len(ids), total_tokens=len(ids))
-        return ChatCompletionResponse(model="tools", choices=[choice], usage=usage)
+def add_call(amount: Any, call_id: str) -> Any:
+    """A parsed call of `add`; a str `amount` is the arguments' text as written (garbage)."""
+    return tool_call("add", amount if isinstance(amount, str) else {"amount": amount}, call_id)
 
 
 SCRIPT = [
@@ -153,7 +112,7 @@ SCRIPT = [
 def make(scheduler_name: str, script, max_turns: int = 5):
     from swift.rollout.multi_turn import multi_turns
 
-    engine = ToolEngine(script)
+    engine = ScriptedToolEngine(script)
     scheduler = multi_turns[scheduler_name](
         infer_engine=engine, max_turns=max_turns, gym_env=ENV_NAME, tokenizer=engine.tokenizer
     )
