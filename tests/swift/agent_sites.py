@@ -1,10 +1,17 @@
 """A distribution made in a test's folder: an example's agent program, subclassed to write
 `start SEED` when it starts and `end SEED` in its `finally`, so a test reads, after a run, that
-every program it cut off finished its cleanup."""
+every program it cut off finished its cleanup; and `train_marked`, the GRPO run the agent
+training tests share."""
 
 from __future__ import annotations
 
+import json
+import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import jsonl_records
 
 MARKED = '''
 import os
@@ -38,3 +45,54 @@ def marked_site(root: Path, name: str, module: str, base: str) -> Path:
     )
     (site / f"{name}_program.py").write_text(MARKED.format(module=module, base=base))
     return site
+
+
+@dataclass(frozen=True)
+class MarkedRun:
+    """What a `train_marked` run left: its output folder, its trajectory records and the
+    marks file its marked programs wrote."""
+
+    run_dir: Path
+    records: list[dict[str, Any]]
+    marks: Path
+
+
+def train_marked(
+    tmp_path: Path,
+    env: str,
+    marked: tuple[str, str, str],
+    rows: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    model: Path,
+    max_turns: int,
+) -> MarkedRun:
+    """A real `swift rlhf` GRPO run (`--agent_template hermes`) on `rows` (each row's `tools`
+    column holds `tools`), with `marked` = (name, module, base) registered by `marked_site`."""
+    from grpo_run import swift_rlhf
+
+    dataset = tmp_path / "rows.jsonl"
+    with dataset.open("w") as out:
+        for config in rows:
+            row = {
+                "messages": [{"role": "user", "content": "<placeholder>"}],
+                "tools": json.dumps(tools),
+                "env_config": config,
+            }
+            out.write(json.dumps(row) + "\n")
+    marks = tmp_path / "marks.txt"
+    trajectories = tmp_path / "trajectories"
+    site = marked_site(tmp_path, *marked)
+    environ = {
+        "SWIFT_GYM_TRAJECTORIES": str(trajectories),
+        "AGENT_MARKS": str(marks),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])),
+        "OMP_NUM_THREADS": "2",
+    }
+    run_dir = swift_rlhf(
+        tmp_path, dataset, env, max_turns, environ,
+        reward_funcs=("swift_gym_total",), model=model,
+        args=["--agent_template", "hermes", "--max_completion_length", "2",
+              "--dataloader_num_workers", "0"],
+    )  # fmt: skip
+    (path,) = trajectories.iterdir()
+    return MarkedRun(run_dir, jsonl_records.records(path), marks)

@@ -15,12 +15,10 @@ program that writes a line when it starts and one in its `finally`) is cut off a
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-import jsonl_records
 import pytest
-from agent_sites import marked_site
+from agent_sites import train_marked
 
 pytest.importorskip("agent_openai_agents", reason="pip install examples/agent_openai_agents")
 
@@ -38,41 +36,17 @@ def sdk_tools() -> list[dict]:
 
 
 def test_grpo_trains_the_agents_sdk_agent_and_cut_off_runners_end(tmp_path: Path) -> None:
-    from grpo_run import swift_rlhf
     from tiny_model import build_calling_model
 
     model = build_calling_model(tmp_path / "model", BAD_ADD + GOOD_ADD)
-    dataset = tmp_path / "rows.jsonl"
     rows = [
         {"name": "agent_openai_agents", "seed": 0, "max_turns": 1},  # the Runner stops
         {"name": "agent_sdk_marked", "seed": 1, "max_turns": 8},  # cut off at --max_turns
     ]
+    marked = ("agent_sdk_marked", "agent_openai_agents", "AgentsSdkCalculator")
     tools = sdk_tools()
-    with dataset.open("w") as out:
-        for config in rows:
-            row = {
-                "messages": [{"role": "user", "content": "<placeholder>"}],
-                "tools": json.dumps(tools),
-                "env_config": config,
-            }
-            out.write(json.dumps(row) + "\n")
-    marks = tmp_path / "marks.txt"
-    trajectories = tmp_path / "trajectories"
-    site = marked_site(tmp_path, "agent_sdk_marked", "agent_openai_agents", "AgentsSdkCalculator")
-    environ = {
-        "SWIFT_GYM_TRAJECTORIES": str(trajectories),
-        "AGENT_MARKS": str(marks),
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])),
-        "OMP_NUM_THREADS": "2",
-    }
-    run_dir = swift_rlhf(
-        tmp_path, dataset, "agent_openai_agents", MAX_TURNS, environ,
-        reward_funcs=("swift_gym_total",), model=model,
-        args=["--agent_template", "hermes", "--max_completion_length", "2",
-              "--dataloader_num_workers", "0"],
-    )  # fmt: skip
-    (path,) = trajectories.iterdir()
-    records = jsonl_records.records(path)
+    run = train_marked(tmp_path, "agent_openai_agents", marked, rows, tools, model, MAX_TURNS)
+    records, marks, run_dir = run.records, run.marks, run.run_dir
     assert len(records) == 4  # 2 steps x 2 completions, one row a step
     by_env = {
         name: [r for r in records if r["env"] == name] for name in {r["env"] for r in records}

@@ -13,12 +13,10 @@ program that started has finished its cleanup.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-import jsonl_records
 import pytest
-from agent_sites import marked_site
+from agent_sites import train_marked
 
 pytest.importorskip("agent_openai_loop", reason="pip install examples/agent_openai_loop")
 
@@ -28,40 +26,16 @@ MAX_TURNS = 2
 
 def test_grpo_trains_the_openai_tool_loop_and_cut_off_programs_end(tmp_path: Path) -> None:
     from agent_openai_loop import ADD
-    from grpo_run import swift_rlhf
     from tiny_model import build_calling_model
 
     model = build_calling_model(tmp_path / "model", HERMES_ADD)
-    dataset = tmp_path / "rows.jsonl"
     rows = [
         {"name": "agent_openai_loop", "seed": 0, "max_calls": 1},  # ends by itself
         {"name": "agent_marked", "seed": 1, "max_calls": 8},  # cut off at --max_turns
     ]
-    with dataset.open("w") as out:
-        for config in rows:
-            row = {
-                "messages": [{"role": "user", "content": "<placeholder>"}],
-                "tools": json.dumps([ADD]),
-                "env_config": config,
-            }
-            out.write(json.dumps(row) + "\n")
-    marks = tmp_path / "marks.txt"
-    trajectories = tmp_path / "trajectories"
-    site = marked_site(tmp_path, "agent_marked", "agent_openai_loop", "CalculatorAgent")
-    environ = {
-        "SWIFT_GYM_TRAJECTORIES": str(trajectories),
-        "AGENT_MARKS": str(marks),
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])),
-        "OMP_NUM_THREADS": "2",
-    }
-    run_dir = swift_rlhf(
-        tmp_path, dataset, "agent_openai_loop", MAX_TURNS, environ,
-        reward_funcs=("swift_gym_total",), model=model,
-        args=["--agent_template", "hermes", "--max_completion_length", "2",
-              "--dataloader_num_workers", "0"],
-    )  # fmt: skip
-    (path,) = trajectories.iterdir()
-    records = jsonl_records.records(path)
+    marked = ("agent_marked", "agent_openai_loop", "CalculatorAgent")
+    run = train_marked(tmp_path, "agent_openai_loop", marked, rows, [ADD], model, MAX_TURNS)
+    records, marks, run_dir = run.records, run.marks, run.run_dir
     assert len(records) == 4  # 2 steps x 2 completions, one row a step
     names = {record["env"] for record in records}
     by_env = {name: [r for r in records if r["env"] == name] for name in names}
