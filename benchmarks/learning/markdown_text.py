@@ -94,7 +94,7 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
         f"{' --quick' if meta['mode'] == 'quick' else ''}` (`tox -e learn`); every number "
         "below is read from `benchmarks/learning.json`, written by the same run. "
         f"Run started {meta['started']}, {meta['total_wall_s'] / 60:.1f} minutes in all, "
-        f"{meta['threads']} CPU thread(s) per command, Python {meta['python']}, "
+        f"{meta['threads']} CPU thread(s) per command{jobs_text(meta)}, Python {meta['python']}, "
         f"mode **{meta['mode']}**. Episodes turn by turn and the curves: "
         "[learning-report.html](learning-report.html) (`swift-gym report`).",
         "",
@@ -218,6 +218,16 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
         lines.append(f"| {stage} | {seconds:.0f} | `{shown}` |")
     lines.append("")
     return "\n".join(lines)
+
+
+def jobs_text(meta: dict) -> str:
+    """How the run was laid out: experiment runs at once (`--jobs`), and those read back from
+    an earlier invocation's kept work dir (their wall times are that invocation's)."""
+    jobs, resumed = meta.get("jobs", 1), meta.get("resumed_units", 0)
+    text = f", {jobs} experiment runs at once" if jobs > 1 else ""
+    if resumed:
+        text += f", {resumed} run(s) read back from an earlier start with the same settings"
+    return text
 
 
 def seeds_text(settings: dict) -> str:

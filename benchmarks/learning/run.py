@@ -27,6 +27,7 @@ import shutil
 import sys
 import tempfile
 import time
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -287,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, help="work files [default: a temporary dir]")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads per command")
     parser.add_argument("--keep", action="store_true", help="keep the work files")
+    parser.add_argument(
+        "--jobs", type=int, default=1,
+        help="experiment runs (one experiment, one seed) played at once, each command with "
+        "--threads threads [default: 1]",
+    )  # fmt: skip
     parser.add_argument("--only", choices=["A", "B", "C"], help="run one experiment")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE",
@@ -316,27 +322,28 @@ def main(argv: list[str] | None = None) -> int:
     begun = datetime.now(timezone.utc)
     objs: list[dict] = []
     files: dict[str, dict] = {}
-    scratch: dict[int, Path] = {}
-    model: dict = {}
     try:
-        experiments = (("A", experiment_a), ("B", experiment_b), ("C", experiment_c))
-        for name, experiment in experiments:
-            if args.only not in (None, name):
-                continue
-            files[name] = {}
-            for seed in range(settings.seeds):
-                if name != "C" and seed not in scratch:  # C builds a model of its own
-                    scratch[seed], model = scratch_model(cmd, work, settings.model_size, seed)
-                w = work / f"seed-{seed}" / name
-                w.mkdir(parents=True, exist_ok=True)
-                part, paths = experiment(cmd, settings, scratch.get(seed), w, seed)
-                objs += part
-                files[name][str(seed)] = {tag: str(path) for tag, path in paths.items()}
+        wanted = [n for n in "ABC" if args.only in (None, n)]
+        units = [(name, seed) for name in wanted for seed in range(settings.seeds)]
+        scratch: dict[int, Path] = {}
+        model: dict = {}
+        for seed in sorted({seed for name, seed in units if name != "C"}):
+            scratch[seed], model = scratch_model(cmd, work, settings.model_size, seed)
+        done = run_units(units, settings, work, args.threads, args.jobs, scratch)
+        resumed = 0
+        for name, seed in units:  # in order, whatever order they finished in
+            unit = done[(name, seed)]
+            objs += unit["objs"]
+            files.setdefault(name, {})[str(seed)] = unit["files"]
+            cmd.log += [tuple(entry) for entry in unit["log"]]
+            resumed += unit["resumed"]
         meta = {
             "mode": "quick" if args.quick else "full",
             "started": begun.strftime("%Y-%m-%d %H:%M UTC"),
             "total_wall_s": round(time.perf_counter() - started, 1),
             "threads": args.threads,
+            "jobs": args.jobs,
+            "resumed_units": resumed,
             "cpu": platform.processor() or platform.machine(),
             "python": platform.python_version(),
             "model": model,
@@ -351,6 +358,56 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     print(json.dumps([{k: o[k] for k in report.STAGE_KEYS} for o in objs], indent=1))
     return 0
+
+
+EXPERIMENTS = {"A": experiment_a, "B": experiment_b, "C": experiment_c}
+LONGEST_FIRST = "CBA"
+"""With --jobs, the order units start in: C's tool rollouts cost the most, A the least."""
+
+
+def run_units(
+    units: list[tuple[str, int]], settings: Settings, work: Path, threads: int, jobs: int,
+    scratch: dict[int, Path],
+) -> dict[tuple[str, int], dict]:  # fmt: skip
+    """Run each (experiment, seed) unit, `jobs` at once, each in its own dir with its own
+    command log. A unit that finished before with the same settings and thread count (its
+    `unit.json` in the kept work dir) is read back instead of run again: a run of several
+    hours can be stopped and started again with the same --work. The first unit that fails
+    stops the others from starting and is raised."""
+    ordered = sorted(units, key=lambda u: (LONGEST_FIRST.index(u[0]), u[1]))
+    if jobs <= 1:
+        return {u: run_unit(*u, settings, work, threads, scratch) for u in ordered}
+    with ThreadPoolExecutor(max_workers=jobs) as pool:  # the work is in subprocesses
+        futures = {u: pool.submit(run_unit, *u, settings, work, threads, scratch) for u in ordered}
+        wait(futures.values(), return_when=FIRST_EXCEPTION)
+        for future in futures.values():
+            future.cancel()  # those not started yet; the running ones finish first
+        return {u: future.result() for u, future in futures.items()}
+
+
+def run_unit(
+    name: str, seed: int, settings: Settings, work: Path, threads: int,
+    scratch: dict[int, Path],
+) -> dict:  # fmt: skip
+    """One experiment with one training seed, in work/seed-SEED/NAME: its stage objects, its
+    files and its command log, kept in unit.json beside them."""
+    w = work / f"seed-{seed}" / name
+    saved = w / "unit.json"
+    key = {"settings": settings.__dict__, "threads": threads}
+    if saved.is_file():
+        unit = json.loads(saved.read_text())
+        if unit.get("key") == key:
+            return {**unit, "resumed": 1}
+    shutil.rmtree(w, ignore_errors=True)  # a unit cut off half way starts again
+    w.mkdir(parents=True)
+    cmd = Commands(work, threads)
+    part, paths = EXPERIMENTS[name](cmd, settings, scratch.get(seed), w, seed)
+    unit = {
+        "key": key, "objs": part, "files": {tag: str(path) for tag, path in paths.items()},
+        "log": cmd.log,
+    }  # fmt: skip
+    saved.write_text(json.dumps(unit, indent=1))
+    return {**unit, "resumed": 0}
 
 
 def scratch_model(cmd: Commands, work: Path, size: str, seed: int) -> tuple[Path, dict]:
