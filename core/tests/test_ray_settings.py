@@ -14,6 +14,7 @@ from swift_gym import Env
 from swift_gym.ray.settings import (
     ADDRESS_VARIABLE,
     ENVS_VARIABLE,
+    FORWARDED,
     ActorShape,
     RaySettingError,
     address_from_environ,
@@ -61,6 +62,31 @@ def test_the_class_declares_cpus_memory_and_custom_resources(
     shape = shape_of("sandboxed", Sandboxed)
     assert shape.episodes == 4
     assert shape.options() == {"num_cpus": 2.0, "memory": 2**30, "resources": {"sandbox": 1.0}}
+
+
+def test_actors_get_the_env_side_settings_of_this_process_and_no_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in FORWARDED:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SWIFT_GYM_MCP_SERVERS", '{"calc": {"url": "http://h/mcp", "headers": '
+                       '{"Authorization": "Bearer s3cret"}}}')  # fmt: skip
+    monkeypatch.setenv("SWIFT_GYM_SANDBOX_LIMITS", '{"wall_seconds": 5}')
+    monkeypatch.setenv(ADDRESS_VARIABLE, "auto")  # an actor never places envs itself
+    monkeypatch.setenv("SWIFT_GYM_TRAJECTORIES", "/tmp/t")  # the caller's files
+    monkeypatch.setenv("SWIFT_GYM_API_KEY", "client-key")  # a client's, not an env's
+    shape = shape_of("plain", Plain)
+    assert shape.options()["runtime_env"] == {
+        "env_vars": {
+            "SWIFT_GYM_MCP_SERVERS": '{"calc": {"url": "http://h/mcp", "headers": '
+            '{"Authorization": "Bearer s3cret"}}}',
+            "SWIFT_GYM_SANDBOX_LIMITS": '{"wall_seconds": 5}',
+        }
+    }
+    assert "s3cret" not in repr(shape) and "s3cret" not in str(shape)
+    for name in FORWARDED:
+        monkeypatch.delenv(name, raising=False)
+    assert "runtime_env" not in shape_of("plain", Plain).options()
 
 
 def test_the_operator_overrides_per_env_name(monkeypatch: pytest.MonkeyPatch) -> None:

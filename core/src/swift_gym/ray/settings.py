@@ -3,6 +3,9 @@
 - `SWIFT_GYM_RAY_ADDRESS`: where the cluster is (`ray.init(address=...)`); unset or empty: off.
 - `SWIFT_GYM_RAY_ENVS`: JSON, per env name, what replaces the class's declaration:
   `{"frozen_lake": {"resources": {"CPU": 0.5}, "episodes": 4}}`.
+- The env-side operator settings below (`FORWARDED`), as this process has them, go to every
+  actor it starts (Ray's `runtime_env`): an env on a worker node reads the same MCP servers,
+  sandbox limits, tokens and plugin choices as it would here, and nothing is set on the nodes.
 - An env class declares `Env.ray_resources` (what one actor holds: Ray's resource names,
   `CPU`, `GPU`, `memory` in bytes, or a custom one such as `sandbox`) and `Env.ray_episodes`
   (how many episodes one actor plays at once).
@@ -14,7 +17,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import SwiftGymError, short_repr
@@ -23,6 +26,23 @@ ADDRESS_VARIABLE = "SWIFT_GYM_RAY_ADDRESS"
 ENVS_VARIABLE = "SWIFT_GYM_RAY_ENVS"
 MAX_EPISODES = 10_000
 """The most episodes one actor may play at once."""
+FORWARDED = (
+    "SWIFT_GYM_MCP_SERVERS",
+    "SWIFT_GYM_SANDBOX_LIMITS",
+    "SWIFT_GYM_BWRAP",
+    "SWIFT_GYM_VERIFIERS_TASKSETS",
+    "SWIFT_GYM_VERIFIERS_NO_KEY",
+    "SWIFT_GYM_OPENENV_TOKENS",
+    "SWIFT_GYM_OPENENV_INSECURE_TOKENS",
+    "SWIFT_GYM_LOAD_PLUGINS",
+    "SWIFT_GYM_DISABLE_PLUGINS",
+    "SWIFT_GYM_SLOW_PLUGIN_SECONDS",
+)
+"""The settings an env reads where it runs. Not the Ray ones (an actor never places envs
+itself), not SWIFT_GYM_TRAJECTORIES (the caller writes its own records), not the client's
+SWIFT_GYM_API_KEY. Their values travel in the actor's `runtime_env`, which whoever can read the
+cluster's actor table can read too: the operator's cluster is trusted with the operator's
+settings."""
 _RESOURCE = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,99}")
 
 
@@ -36,6 +56,8 @@ class ActorShape:
 
     resources: tuple[tuple[str, float], ...]
     episodes: int
+    env_vars: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    """The `FORWARDED` settings the actors get (kept out of the repr: some are secrets)."""
 
     def options(self) -> dict[str, Any]:
         """The resources as `ActorClass.options(...)` takes them."""
@@ -52,6 +74,8 @@ class ActorShape:
                 custom[name] = amount
         if custom:
             options["resources"] = custom
+        if self.env_vars:
+            options["runtime_env"] = {"env_vars": dict(self.env_vars)}
         return options
 
 
@@ -87,7 +111,16 @@ def shape_of(env_name: str, env_class: type) -> ActorShape:
     if episodes is None:
         episodes = getattr(env_class, "ray_episodes", 1)
         where_episodes = f"{env_class.__name__}.ray_episodes"
-    return ActorShape(_resources(resources, where_resources), _episodes(episodes, where_episodes))
+    return ActorShape(
+        _resources(resources, where_resources),
+        _episodes(episodes, where_episodes),
+        forwarded_environ(),
+    )
+
+
+def forwarded_environ() -> tuple[tuple[str, str], ...]:
+    """The `FORWARDED` settings this process has, for its actors."""
+    return tuple((name, os.environ[name]) for name in FORWARDED if name in os.environ)
 
 
 def _overrides() -> dict[str, dict[str, Any]]:
