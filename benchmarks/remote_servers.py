@@ -67,9 +67,9 @@ def ours_name(isolation: str) -> str:
     return "swift-gym serve" + ("" if isolation == "auto" else f" --isolation {isolation}")
 
 
-def start_ours(isolation: str = "auto", timeout: float = 60) -> Server:
-    """`swift-gym serve frozen_lake` on a free port; returns once its ready line is out."""
-    command = [sys.executable, "-m", "swift_gym", "serve", "frozen_lake", "--port", "0"]
+def start_ours(isolation: str = "auto", timeout: float = 60, env: str = "frozen_lake") -> Server:
+    """`swift-gym serve ENV` on a free port; returns once its ready line is out."""
+    command = [sys.executable, "-m", "swift_gym", "serve", env, "--port", "0"]
     command += ["--max-sessions", str(MAX_SESSIONS)]
     if isolation != "auto":  # the default is run as a user runs it: without the flag
         command += ["--isolation", isolation]

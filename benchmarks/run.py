@@ -53,6 +53,12 @@ BENCHMARKS = {
         ["--episodes", "200", "--throughput-episodes", "1024", "--repeats", "5"],
         ["--episodes", "10", "--throughput-episodes", "256", "--repeats", "1"],
     ),
+    # envs on a Ray cluster: a step's round trip, and steps/s on 1, 2 and 4 nodes against as
+    # many `swift-gym serve` processes (needs ray and root; says why not otherwise)
+    "bench_ray.py": (
+        ["--steps", "2000", "--nodes", "1", "2", "4", "--steps-per-slot", "100", "--repeats", "3"],
+        ["--steps", "100", "--nodes", "1", "2", "--steps-per-slot", "10", "--repeats", "1"],
+    ),
     # the collections: each adapter against its library called directly, and listing with all
     # of them installed
     "bench_collections.py": (["--runs", "15"], ["--runs", "1"]),
