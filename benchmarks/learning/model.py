@@ -165,7 +165,10 @@ def build_model(out: Path, size: str = "tiny", seed: int = 0, tools: bool = Fals
         num_hidden_layers=layers,
         num_attention_heads=heads,
         num_key_value_heads=kv_heads,
-        max_position_embeddings=2048,
+        # ms-swift's max_model_len. C's longest contexts: a reply of up to 4 calls of `move`
+        # gets 4 error results and a user turn, ~200 tokens a turn; 10 such turns ran past
+        # 2048 in a GRPO run, and ms-swift's engine raised and ended the training run
+        max_position_embeddings=8192 if tools else 2048,
         tie_word_embeddings=True,
         eos_token_id=fast.eos_token_id,
         pad_token_id=fast.pad_token_id,
