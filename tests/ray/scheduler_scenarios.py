@@ -65,6 +65,10 @@ def main() -> None:
             placement = process_placement()
             assert placement is not None
             placement.shutdown()  # before the cluster goes: what a process's exit does
+        # this process joined the cluster before the scheduler did, as `megatron rlhf --use_ray`
+        # does (`ray.init` in its driver, which runs the scheduler): the placement used that
+        # connection and leaves it to its owner
+        report["still_connected"] = ray.is_initialized()
         report["actors_after"] = len(wait_no_actors())
         ray.shutdown()
     print(json.dumps(report))

@@ -43,3 +43,8 @@ def test_actors_are_reused_across_batches_and_paths(report: dict[str, Any]) -> N
 def test_no_actor_is_left_after_the_placement_shuts_down(report: dict[str, Any]) -> None:
     assert report["actors_during"] >= 1
     assert report["actors_after"] == 0
+
+
+def test_a_process_already_on_the_cluster_keeps_its_connection(report: dict[str, Any]) -> None:
+    # the driver of `megatron rlhf --use_ray` runs the scheduler after its own ray.init
+    assert report["still_connected"] is True
