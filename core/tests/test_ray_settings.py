@@ -84,6 +84,14 @@ def test_actors_get_the_env_side_settings_of_this_process_and_no_others(
         }
     }
     assert "s3cret" not in repr(shape) and "s3cret" not in str(shape)
+    monkeypatch.setenv("SWIFT_GYM_OPENENV_TOKENS", "gpu-box:8100=GYM_TOKEN, [::1]=UNSET_ONE")
+    monkeypatch.setenv("GYM_TOKEN", "t0ken")
+    monkeypatch.delenv("UNSET_ONE", raising=False)
+    monkeypatch.setenv("OTHER_SECRET", "not-named")
+    env_vars = shape_of("plain", Plain).options()["runtime_env"]["env_vars"]
+    assert env_vars["GYM_TOKEN"] == "t0ken"  # named by the mapping: an openenv env needs it
+    assert "UNSET_ONE" not in env_vars and "OTHER_SECRET" not in env_vars
+    assert env_vars["SWIFT_GYM_OPENENV_TOKENS"] == "gpu-box:8100=GYM_TOKEN, [::1]=UNSET_ONE"
     for name in FORWARDED:
         monkeypatch.delenv(name, raising=False)
     assert "runtime_env" not in shape_of("plain", Plain).options()

@@ -5,7 +5,8 @@
   `{"frozen_lake": {"resources": {"CPU": 0.5}, "episodes": 4}}`.
 - The env-side operator settings below (`FORWARDED`), as this process has them, go to every
   actor it starts (Ray's `runtime_env`): an env on a worker node reads the same MCP servers,
-  sandbox limits, tokens and plugin choices as it would here, and nothing is set on the nodes.
+  sandbox limits, tokens and plugin choices as it would here, and nothing is set on the nodes
+  (the variables `SWIFT_GYM_OPENENV_TOKENS` names go too).
 - An env class declares `Env.ray_resources` (what one actor holds: Ray's resource names,
   `CPU`, `GPU`, `memory` in bytes, or a custom one such as `sandbox`) and `Env.ray_episodes`
   (how many episodes one actor plays at once).
@@ -44,6 +45,7 @@ SWIFT_GYM_API_KEY. Their values travel in the actor's `runtime_env`, which whoev
 cluster's actor table can read too: the operator's cluster is trusted with the operator's
 settings."""
 _RESOURCE = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,99}")
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
 
 
 class RaySettingError(SwiftGymError, ValueError):
@@ -119,8 +121,15 @@ def shape_of(env_name: str, env_class: type) -> ActorShape:
 
 
 def forwarded_environ() -> tuple[tuple[str, str], ...]:
-    """The `FORWARDED` settings this process has, for its actors."""
-    return tuple((name, os.environ[name]) for name in FORWARDED if name in os.environ)
+    """The `FORWARDED` settings this process has, for its actors, and the token variables
+    `SWIFT_GYM_OPENENV_TOKENS` names (an `openenv` env on a node reads its token from there)."""
+    names = [name for name in FORWARDED if name in os.environ]
+    for entry in os.environ.get("SWIFT_GYM_OPENENV_TOKENS", "").split(","):
+        variable = entry.rpartition("=")[2].strip()
+        # a malformed entry is left to the env, which refuses the whole mapping at reset
+        if _VARIABLE.fullmatch(variable) and variable in os.environ and variable not in names:
+            names.append(variable)
+    return tuple((name, os.environ[name]) for name in names)
 
 
 def _overrides() -> dict[str, dict[str, Any]]:
