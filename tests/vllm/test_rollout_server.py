@@ -8,47 +8,21 @@ The server runs with SWIFT_GYM_TRAJECTORIES set, so the worker also writes every
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import jsonl_records
 import pytest
+import rollout_server
+from rollout_server import post
 from tiny_model import build_tiny_model
 
 from swift_gym_frozen_lake import generate_random_map
 
-HERE = Path(__file__).resolve().parent
 MAX_TURNS = 3
-START_TIMEOUT = 600
 SERVER_PIDS: list[int] = []
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def get(url: str, timeout: float = 5) -> int:
-    with urllib.request.urlopen(url, timeout=timeout) as response:
-        return response.status
-
-
-def post(url: str, payload: dict, timeout: float = 600) -> object:
-    data = json.dumps(payload).encode()
-    request = urllib.request.Request(url, data, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        return json.loads(response.read())
 
 
 @pytest.fixture(scope="module")
@@ -62,56 +36,16 @@ def server(tmp_path_factory: pytest.TempPathFactory, trajectories: Path) -> Iter
     """A `swift rollout` server on 127.0.0.1 with the tiny model; yields its base URL."""
     root = tmp_path_factory.mktemp("rollout")
     model = build_tiny_model(root / "model", hidden_size=128)
-    port = free_port()
-    command = [
-        str(Path(sys.executable).with_name("swift")), "rollout",
-        "--model", str(model), "--model_type", "qwen2", "--template", "qwen2_5",
-        "--host", "127.0.0.1", "--port", str(port),
-        "--multi_turn_scheduler", "swift_gym", "--gym_env", "frozen_lake",
-        "--max_turns", str(MAX_TURNS), "--vllm_max_model_len", "2048",
-    ]  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
-    env.update(
-        VLLM_PLUGINS="none",  # ms-swift's vLLM plugin imports torchvision, absent here
-        VLLM_CPU_KVCACHE_SPACE="1",
-        PYTHONPATH=str(HERE / "cpu_patches"),
-        SWIFT_GYM_TRAJECTORIES=str(trajectories),
-    )
-    log_path = root / "server.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
-        )
-    SERVER_PIDS.append(process.pid)
-    url = f"http://127.0.0.1:{port}"
+    settings = {"SWIFT_GYM_TRAJECTORIES": str(trajectories)}
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"swift rollout exited early:\n{log_path.read_text()[-5000:]}")
-            try:
-                if get(f"{url}/health/") == 200:
-                    break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"no /health/ after {START_TIMEOUT}s:\n{log_path.read_text()[-5000:]}")
-            time.sleep(2)
+        process, url = rollout_server.start(model, MAX_TURNS, root / "server.log", settings)
+    except rollout_server.ServerFailed as failure:
+        pytest.fail(str(failure))
+    SERVER_PIDS.append(process.pid)
+    try:
         yield url
     finally:
-        stop(process)
-
-
-def stop(process: subprocess.Popen) -> None:
-    """End the server and every process it spawned (vLLM workers), even if it already exited."""
-    for sig, wait in ((signal.SIGTERM, 60), (signal.SIGKILL, 30)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, sig)
-        try:
-            process.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+        rollout_server.stop(process)
 
 
 def test_frozen_lake_rows_run_in_the_rollout_worker(server: str) -> None:

