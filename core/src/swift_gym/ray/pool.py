@@ -121,8 +121,11 @@ class ActorPool:
             _settle(waiter, error=ActorLost(f"the Ray placement of {self.env_name!r} shut down"))
 
     def _reserve(self) -> int:
-        """How many more actors to ask for while episodes wait (under the lock)."""
-        more = max(0, min(len(self._waiters), MAX_CREATING) - self._starting)
+        """How many more actors to ask for while episodes wait (under the lock): enough for
+        the waiters, each actor bringing `shape.episodes` slots, less those already starting,
+        at most `MAX_CREATING` at a time."""
+        needed = -(-len(self._waiters) // self.shape.episodes)
+        more = max(0, min(needed, MAX_CREATING) - self._starting)
         self._starting += more
         return more
 
