@@ -1,6 +1,7 @@
 """Proof that it trains: a small Qwen2 built here learns FrozenLake on a CPU, through ms-swift.
 
     python benchmarks/learning/run.py --out benchmarks            # the full run (tox -e learn)
+    python benchmarks/learning/run.py --out benchmarks --work W --keep   # again: resumes in W
     python benchmarks/learning/run.py --quick --out /tmp/learn    # a few steps of each stage
     python benchmarks/learning/run.py --out /tmp/learn --only A --set a_lr=1e-3   # one change
 
@@ -286,12 +287,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a few steps of each stage (CI)")
     parser.add_argument("--out", type=Path, required=True, help="where the results go")
     parser.add_argument("--work", type=Path, help="work files [default: a temporary dir]")
-    parser.add_argument("--threads", type=int, default=2, help="CPU threads per command")
+    parser.add_argument(
+        "--threads", type=int, default=1,
+        help="CPU threads per command [default: 1; they change the numerics: LEARNING.md]",
+    )  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the work files")
     parser.add_argument(
-        "--jobs", type=int, default=1,
+        "--jobs", type=int, default=2,
         help="experiment runs (one experiment, one seed) played at once, each command with "
-        "--threads threads [default: 1]",
+        "--threads threads [default: 2, one a core here]",
     )  # fmt: skip
     parser.add_argument("--only", choices=["A", "B", "C"], help="run one experiment")
     parser.add_argument(
