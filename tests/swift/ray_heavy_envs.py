@@ -9,6 +9,8 @@ episodes with `swift_gym.evaluate(..., ray_address=...)`. The cluster's node pro
 script's children, the episodes' caller is not their ancestor: a process whose ancestors hold
 an actor and not the caller ran on the actor's node. Only the child has the env-side settings
 (SWIFT_GYM_MCP_SERVERS, SWIFT_GYM_BWRAP): the actors get them by forwarding, or not at all.
+Then `python ray_heavy_envs.py hold ADDRESS` opens a sandbox and an MCP server on actors and is
+SIGKILLed with them running: nothing of it may be left.
 
 While the child runs, a watcher thread scans /proc every 50 ms for the marked processes (the
 sandboxes' bubblewrap and interpreter, the MCP servers; see `sandbox_marks`) and records each
@@ -209,6 +211,134 @@ def what(command: list[bytes]) -> dict[str, Any]:
     }
 
 
+def marked_settings(work: Path, bwrap: str, address: str) -> tuple[str, dict[str, str]]:
+    """(a new mark, the settings of a child whose sandboxes and MCP servers carry it): the
+    marked bubblewrap, a stdio MCP server `calc` (its pid to `work/pids`), the cluster."""
+    mark = uuid.uuid4().hex
+    work.mkdir()
+    (work / "pids").mkdir()
+    script, _ = sandbox_marks.marked_bwrap(work, bwrap, mark)
+    server = {
+        "command": [sys.executable, str(SERVER), "stdio"],
+        "env": {"MCP_TEST_PIDS": str(work / "pids"), "MCP_TEST_ONLY": "add", MCP_MARK: mark},
+    }
+    return mark, {
+        "SWIFT_GYM_RAY_ADDRESS": address,
+        "SWIFT_GYM_MCP_SERVERS": json.dumps({"calc": server}),
+        "SWIFT_GYM_BWRAP": str(script),
+    }
+
+
+def leftovers(mark: str, watched: list[int]) -> dict[str, list[int]]:
+    """The marked processes still alive once the watched ones had 20 s to end."""
+    deadline = time.monotonic() + 20
+    while any(alive(pid) for pid in watched) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return {
+        "sandboxes": sandbox_marks.marked(mark),
+        "servers": sandbox_marks.marked(mark, MCP_MARK),
+        "watched_alive": [pid for pid in watched if alive(pid)],
+    }
+
+
+def server_pids(work: Path) -> list[int]:
+    return sorted(int(p.read_text()) for p in (work / "pids").iterdir())
+
+
+def episodes_run(address: str, work: Path, bwrap: str) -> dict[str, Any]:
+    """The child plays the three envs' episodes; what it played, what the watcher saw."""
+    mark, settings = marked_settings(work, bwrap, address)
+    watcher = Watcher(mark)
+    watcher.start()
+    child = subprocess.Popen(
+        [sys.executable, __file__, "play", address, mark, str(work / "pids")],
+        env={**os.environ, **settings},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    out, err = child.communicate(timeout=300)
+    watcher.done.set()
+    watcher.join()
+    lines = out.strip().splitlines()
+    return {
+        "mark": mark,
+        "child": {"returncode": child.returncode, "pid": child.pid, "stderr": err[-3000:]},
+        "played": json.loads(lines[-1]) if child.returncode == 0 and lines else None,
+        "watched": list(watcher.seen.values()),
+        "scans": watcher.scans,
+        "sandbox_starts": len((work / "bwrap-starts.log").read_text().splitlines()),
+        "server_pids": server_pids(work),
+    }
+
+
+def hold(address: str) -> None:
+    """The child killed mid-episode: a `python` episode whose code sleeps (past the default
+    wall limit, within the forwarded one) and an `mcp_tools` episode whose policy waits, at
+    once; it never returns."""
+    import asyncio
+
+    import swift_gym
+
+    async def policy(messages: list[dict[str, Any]], env: Any) -> Any:
+        if not question(messages).startswith("Calculate "):
+            await asyncio.sleep(600)  # mcp_tools: its server lives as long as the episode
+        return call("python", {"code": "import time; time.sleep(600)"}, "call_sleep")
+
+    mcp_row = {"name": "mcp_tools", "mcp_servers": ["calc"], "prompt": "Wait.", "answer": "-"}
+    envs = [{"name": RG, "tools": ["python"]}, mcp_row]
+    swift_gym.evaluate(envs, policy, episodes=1, concurrency=2, ray_address=address)
+
+
+def killed_run(address: str, work: Path, bwrap: str) -> dict[str, Any]:
+    """The episodes' caller SIGKILLed while its actors hold a sandbox running code and an MCP
+    server: Ray ends the actors it owned, and their processes end with them."""
+    mark, settings = marked_settings(work, bwrap, address)
+    settings["SWIFT_GYM_SANDBOX_LIMITS"] = json.dumps({"wall_seconds": 300, "cpu_seconds": 300})
+    watcher = Watcher(mark)
+    watcher.start()
+    with (work / "stderr").open("w") as stderr:
+        child = subprocess.Popen(
+            [sys.executable, __file__, "hold", address],
+            env={**os.environ, **settings},
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+    deadline = time.monotonic() + 120
+    while child.poll() is None and time.monotonic() < deadline:
+        seen = list(watcher.seen.values())
+        if server_pids(work) and any(e["repl"] and e["program"] != "bwrap" for e in seen):
+            break  # the server runs, and the sandbox's interpreter
+        time.sleep(0.1)
+    time.sleep(0.5)  # the python call under way
+    from local_cluster import live_actors, wait_no_actors
+
+    actors = [
+        {"node_id": actor.get("Address", {}).get("NodeID"), "pid": actor.get("Pid")}
+        for actor in live_actors()
+    ]
+    alive_at_kill = [entry for entry in list(watcher.seen.values()) if alive(entry["pid"])]
+    exited_early = child.poll()
+    child.kill()
+    child.wait()
+
+    actors_left = [a.get("ActorClassName") for a in wait_no_actors()]
+    watched = [entry["pid"] for entry in watcher.seen.values()]
+    left = leftovers(mark, watched)
+    watcher.done.set()
+    watcher.join()
+    return {
+        "child_pid": child.pid,
+        "exited_early": exited_early,
+        "stderr": (work / "stderr").read_text()[-3000:],
+        "actors_at_kill": actors,
+        "alive_at_kill": alive_at_kill,
+        "server_pids": server_pids(work),
+        "actors_left": actors_left,
+        "left": left,
+    }
+
+
 def main() -> None:
     from local_cluster import cluster, wait_no_actors
 
@@ -216,7 +346,7 @@ def main() -> None:
 
     for name in FORWARDED:  # the nodes (this script's children) must not have them
         os.environ.pop(name, None)
-    mark = uuid.uuid4().hex
+    bwrap = sys.argv[1]
     report: dict[str, Any] = {"script_pid": os.getpid()}
     with cluster(workers=2, cpus=2) as started, tempfile.TemporaryDirectory() as folder:
         import ray
@@ -224,48 +354,11 @@ def main() -> None:
         work = Path(folder)
         report["head"] = started.head_node.node_id
         report["workers"] = [node.node_id for node in started.worker_nodes]
-        bwrap, log = sandbox_marks.marked_bwrap(work, sys.argv[1], mark)
-        pids = work / "pids"
-        pids.mkdir()
-        server = {
-            "command": [sys.executable, str(SERVER), "stdio"],
-            "env": {"MCP_TEST_PIDS": str(pids), "MCP_TEST_ONLY": "add", MCP_MARK: mark},
-        }
-        settings = {
-            "SWIFT_GYM_RAY_ADDRESS": started.address,
-            "SWIFT_GYM_MCP_SERVERS": json.dumps({"calc": server}),
-            "SWIFT_GYM_BWRAP": str(bwrap),
-        }
-        watcher = Watcher(mark)
-        watcher.start()
-        child = subprocess.Popen(
-            [sys.executable, __file__, "play", started.address, mark, str(pids)],
-            env={**os.environ, **settings},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        out, err = child.communicate(timeout=300)
-        watcher.done.set()
-        watcher.join()
-        lines = out.strip().splitlines()
-        report["child"] = {"returncode": child.returncode, "pid": child.pid, "stderr": err[-3000:]}
-        report["played"] = json.loads(lines[-1]) if child.returncode == 0 and lines else None
-        report["watched"] = list(watcher.seen.values())
-        report["scans"] = watcher.scans
-        report["sandbox_starts"] = len(log.read_text().splitlines())
-        report["server_pids"] = sorted(int(p.read_text()) for p in pids.iterdir())
+        report.update(episodes_run(started.address, work / "episodes", bwrap))
         ray.init(address=started.address, log_to_driver=False)
         report["actors_left"] = [a.get("ActorClassName") for a in wait_no_actors()]
-        deadline = time.monotonic() + 20
-        watched = [entry["pid"] for entry in report["watched"]]
-        while any(alive(pid) for pid in watched) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        report["left"] = {
-            "sandboxes": sandbox_marks.marked(mark),
-            "servers": sandbox_marks.marked(mark, MCP_MARK),
-            "watched_alive": [pid for pid in watched if alive(pid)],
-        }
+        report["left"] = leftovers(report["mark"], [e["pid"] for e in report["watched"]])
+        report["killed"] = killed_run(started.address, work / "killed", bwrap)
         ray.shutdown()
     print(json.dumps(report))
 
@@ -273,5 +366,7 @@ def main() -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["play"]:
         print(json.dumps(play(sys.argv[2], sys.argv[3], Path(sys.argv[4]))))
+    elif sys.argv[1:2] == ["hold"]:
+        hold(sys.argv[2])
     else:
         main()

@@ -2,11 +2,13 @@
 (reasoning-gym's `python` tool, bubblewrap), an MCP server (`mcp_tools`, a stdio server) and an
 agent program (`agent_openai_loop`) run on the actor's node, under the actor's process, never
 under the process that plays the episodes; the env-side settings reach the actors only by
-forwarding; each episode's close ends its processes; nothing is left after the run.
+forwarding; each episode's close ends its processes; nothing is left after the run, nor after
+the caller is SIGKILLed mid-episode.
 
 `ray_heavy_envs.py` plays three episodes of each (one at a time) from a child process, against
 a cluster of a head without CPUs and two workers, in a network namespace of its own (`netns`),
-while a watcher thread records each marked process's ancestors from /proc.
+while a watcher thread records each marked process's ancestors from /proc; then a second child,
+holding a sandbox and an MCP server, is killed.
 """
 
 from __future__ import annotations
@@ -142,3 +144,27 @@ def test_no_actor_sandbox_or_server_is_left_after_the_run(report: dict[str, Any]
     assert report["watched"] and report["scans"] > 0
     assert report["actors_left"] == []
     assert report["left"] == {"sandboxes": [], "servers": [], "watched_alive": []}
+
+
+def test_a_killed_caller_leaves_no_actor_sandbox_or_server(report: dict[str, Any]) -> None:
+    """The caller SIGKILLed while a sandbox runs its code and an MCP server serves: Ray ends
+    the actors it owned, and their sandboxes and servers end with them."""
+    killed = report["killed"]
+    assert killed["exited_early"] is None, killed["stderr"]
+    actors = {actor["pid"] for actor in killed["actors_at_kill"]}
+    assert {actor["node_id"] for actor in killed["actors_at_kill"]} <= set(report["workers"])
+    running = killed["alive_at_kill"]
+    kinds = sorted(
+        (e["kind"], e["program"] == "bwrap")
+        for e in running
+        if e["repl"] or e["kind"] == "mcp_server"
+    )
+    assert kinds == [("mcp_server", False), ("sandbox", False), ("sandbox", True)]
+    for entry in running:
+        assert actors & set(entry["ancestors"])
+        assert killed["child_pid"] not in entry["ancestors"]
+    (inside,) = [e for e in running if e["repl"] and e["program"] != "bwrap"]
+    assert "wall_seconds=300.0" in inside["command"]  # SWIFT_GYM_SANDBOX_LIMITS, forwarded
+    assert [e["pid"] for e in running if e["kind"] == "mcp_server"] == killed["server_pids"]
+    assert killed["actors_left"] == []
+    assert killed["left"] == {"sandboxes": [], "servers": [], "watched_alive": []}
