@@ -4,7 +4,7 @@ AgentEnv example `agent_openai_loop` (an agent program). Run through tests/ray's
 prints JSON last, for test_ray_heavy_envs.py.
 
 `python ray_heavy_envs.py` starts a cluster (a head without CPUs, two workers) and, as a child
-process of its own, `python ray_heavy_envs.py play ADDRESS WORK BWRAP MARK`, which plays the
+process of its own, `python ray_heavy_envs.py play ADDRESS MARK PIDS`, which plays the
 episodes with `swift_gym.evaluate(..., ray_address=...)`. The cluster's node processes are this
 script's children, the episodes' caller is not their ancestor: a process whose ancestors hold
 an actor and not the caller ran on the actor's node. Only the child has the env-side settings
@@ -40,6 +40,8 @@ from mcp_servers import SERVER, alive  # noqa: E402
 MCP_MARK = "MCP_TEST_MARK"
 RG = "reasoning_gym.basic_arithmetic"
 EPISODES = 3
+NOTED = ("python", "mcp", "python_cut", "mcp_cut")
+"""The runs whose policy notes, at each turn, which marked processes live."""
 CODE = """import os, re, time
 from fractions import Fraction
 time.sleep(1)
@@ -90,7 +92,7 @@ def play(address: str, mark: str, pids: Path) -> dict[str, Any]:
     sandbox or server alive there was not ended by its episode's close."""
     import swift_gym
 
-    notes: dict[str, list[dict[str, Any]]] = {"python": [], "mcp": []}
+    notes: dict[str, list[dict[str, Any]]] = {kind: [] for kind in NOTED}
 
     def note(kind: str, env: Any) -> None:
         actor = env.where["pid"]
@@ -120,6 +122,14 @@ def play(address: str, mark: str, pids: Path) -> dict[str, Any]:
         (add,) = [t["function"]["name"] for t in env.tools() if "add" in t["function"]["name"]]
         return call(add, {"a": 20, "b": 22}, "call_add")
 
+    def python_cut(messages: list[dict[str, Any]], env: Any) -> Any:
+        note("python_cut", env)  # a call at every turn: cut off at max_turns, never done
+        return call("python", {"code": "print(7)"}, "call_python")
+
+    def mcp_cut(messages: list[dict[str, Any]], env: Any) -> Any:
+        note("mcp_cut", env)
+        return call(env.tools()[0]["function"]["name"], {"a": 1, "b": 2}, "call_add")
+
     def agent_policy(messages: list[dict[str, Any]], env: Any) -> Any:
         last = messages[-1]
         if last["role"] == "tool":
@@ -142,6 +152,12 @@ def play(address: str, mark: str, pids: Path) -> dict[str, Any]:
     for kind, (env, policy) in runs.items():
         result = swift_gym.evaluate(
             env, policy, episodes=EPISODES, concurrency=1, ray_address=address
+        )
+        report[kind] = summary(result.records)
+    cut = {"python_cut": (runs["python"][0], python_cut), "mcp_cut": (mcp_row, mcp_cut)}
+    for kind, (env, policy) in cut.items():  # only the episode's close can end its process
+        result = swift_gym.evaluate(
+            env, policy, episodes=2, max_turns=1, concurrency=1, ray_address=address
         )
         report[kind] = summary(result.records)
     report["notes"] = notes

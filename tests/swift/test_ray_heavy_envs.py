@@ -26,6 +26,7 @@ pytest.importorskip("agent_openai_loop", reason="pip install examples/agent_open
 
 EPISODES = 3
 KINDS = ("python", "mcp", "agent")
+SESSIONS = EPISODES + 2  # and the two episodes cut off, of each of python and mcp
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +38,9 @@ def report(bwrap: str) -> dict[str, Any]:
     return result
 
 
-def actor_pids(report: dict[str, Any], kind: str) -> set[int]:
-    return {place["pid"] for episode in report["played"][kind] for place in episode["places"]}
+def actor_pids(report: dict[str, Any], *kinds: str) -> set[int]:
+    played = report["played"]
+    return {place["pid"] for kind in kinds for e in played[kind] for place in e["places"]}
 
 
 def watched(report: dict[str, Any], kind: str) -> list[dict[str, Any]]:
@@ -65,15 +67,15 @@ def test_every_reset_and_step_is_played_by_an_actor_on_a_worker_node(
 def test_each_sandbox_ran_under_its_actor_and_not_under_the_caller(
     report: dict[str, Any],
 ) -> None:
-    caller, actors = report["child"]["pid"], actor_pids(report, "python")
+    caller, actors = report["child"]["pid"], actor_pids(report, "python", "python_cut")
     sandboxes = watched(report, "sandbox")
-    assert report["sandbox_starts"] == EPISODES  # one session per episode, all through the mark
+    assert report["sandbox_starts"] == SESSIONS  # one per episode, each through the mark
     for entry in sandboxes:  # the sessions', and the probe of bwrap each actor made first
         assert actors & set(entry["ancestors"])
         assert caller not in entry["ancestors"]
     sessions = [e for e in sandboxes if e["repl"] and e["program"] == "bwrap"]
     inside = [e for e in sandboxes if e["repl"] and e["program"] != "bwrap"]
-    assert len(sessions) == len(inside) == EPISODES
+    assert len(sessions) == len(inside) == SESSIONS
     for entry in sessions:
         assert entry["ancestors"][0] in actors  # bubblewrap is the actor's own child
     for entry in inside:
@@ -96,11 +98,11 @@ def test_the_sandbox_printed_the_value_the_env_scored(report: dict[str, Any]) ->
 def test_each_mcp_server_ran_under_its_actor_and_not_under_the_caller(
     report: dict[str, Any],
 ) -> None:
-    caller, actors = report["child"]["pid"], actor_pids(report, "mcp")
+    caller, actors = report["child"]["pid"], actor_pids(report, "mcp", "mcp_cut")
     servers = watched(report, "mcp_server")
     # each server wrote its own pid: the watcher saw every one, and nothing else marked
     assert sorted(entry["pid"] for entry in servers) == report["server_pids"]
-    assert len(servers) == EPISODES
+    assert len(servers) == SESSIONS
     for entry in servers:
         assert entry["ancestors"][0] in actors
         assert caller not in entry["ancestors"]
@@ -138,6 +140,27 @@ def test_each_episodes_close_ends_its_processes_while_the_actor_lives(
     for index, note in enumerate(mcp):
         assert len(note["server_pids_written"]) == index + 1
         assert note["servers"] == note["server_pids_written"][-1:]  # only this episode's
+
+
+def test_episodes_cut_off_at_max_turns_end_their_processes_while_the_actor_lives(
+    report: dict[str, Any],
+) -> None:
+    """Episodes that never finish (a tool call at every turn, cut off at one turn): only their
+    close can end the sandbox or server they opened."""
+    played = report["played"]
+    for kind in ("python_cut", "mcp_cut"):
+        for episode in played[kind]:
+            assert episode["error"] is None, episode["error"]
+            assert episode["status"] == "max_turns" and len(episode["tool_results"]) == 1
+        notes = played["notes"][kind]
+        assert len(notes) == 2 and all(note["actor_alive"] for note in notes)
+        assert notes[0]["actor"] == notes[1]["actor"]
+    assert [e["tool_results"] for e in played["python_cut"]] == [[["stdout:\n7"]]] * 2
+    assert [e["tool_results"] for e in played["mcp_cut"]] == [[["3"]]] * 2
+    assert [note["sandboxes"] for note in played["notes"]["python_cut"]] == [[], []]
+    first, second = played["notes"]["mcp_cut"]
+    assert len(first["servers"]) == 1 and second["servers"] == second["server_pids_written"][-1:]
+    assert first["servers"][0] in second["server_pids_written"][:-1]  # ended, not still there
 
 
 def test_no_actor_sandbox_or_server_is_left_after_the_run(report: dict[str, Any]) -> None:
