@@ -124,7 +124,8 @@ def play(address: str, mark: str, pids: Path) -> dict[str, Any]:
 
     def python_cut(messages: list[dict[str, Any]], env: Any) -> Any:
         note("python_cut", env)  # a call at every turn: cut off at max_turns, never done
-        return call("python", {"code": "print(7)"}, "call_python")
+        code = "import time; time.sleep(0.5); print(7)"  # long enough for the watcher
+        return call("python", {"code": code}, "call_python")
 
     def mcp_cut(messages: list[dict[str, Any]], env: Any) -> Any:
         note("mcp_cut", env)
