@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import uuid
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 
 import jsonl_records
 import pytest
+import sandbox_marks
 from scripted_tools import CharTokenizer, tool_call, tool_reply
 
 import swift_gym
@@ -37,7 +37,6 @@ from fractions import Fraction
 value = eval(re.sub(r"(\\d+)", r"Fraction(\\1)", {expression!r}))
 print("pid", os.getpid())
 print(value)"""
-MARK = "SWIFT_GYM_TEST_SANDBOX_MARK"
 
 
 @pytest.fixture
@@ -47,25 +46,7 @@ def marked_bwrap(bwrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from swift_gym.sandbox import availability
 
     mark = uuid.uuid4().hex
-    log = tmp_path / "bwrap-starts.log"
-    log.touch()
-    script = tmp_path / "bwrap-marked"
-    script.write_text(
-        "#!/bin/sh\n"  # bubblewrap is started with an empty environment: absolute paths only
-        f'case " $* " in *" repl "*|*" run "*) echo sandbox >> "{log}" ;; esac\n'
-        # the mark in bwrap's environment, and (after its --clearenv) in the sandbox's
-        'marked=""\n'
-        'for arg in "$@"; do\n'
-        "  shift\n"
-        '  if [ "$arg" = "--" ] && [ -z "$marked" ]; then\n'
-        f'    set -- "$@" --setenv {MARK} {mark} --; marked=1\n'
-        "  else\n"
-        '    set -- "$@" "$arg"\n'
-        "  fi\n"
-        "done\n"
-        f'exec /usr/bin/env {MARK}={mark} "{bwrap}" "$@"\n'
-    )
-    script.chmod(0o755)
+    script, log = sandbox_marks.marked_bwrap(tmp_path, bwrap, mark)
     environ = {"SWIFT_GYM_BWRAP": str(script)}
     monkeypatch.setenv("SWIFT_GYM_BWRAP", str(script))
     availability.bubblewrap.cache_clear()
@@ -75,17 +56,7 @@ def marked_bwrap(bwrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 def marked_processes(mark: str) -> list[int]:
     """PIDs of every process whose environment holds the mark: bubblewrap and the sandbox's."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as file:
-                if f"{MARK}={mark}".encode() in file.read():
-                    found.append(int(entry))
-        except OSError:  # gone, or not ours to read
-            continue
-    return found
+    return sandbox_marks.marked(mark)
 
 
 def python_call(code: str, call_id: str) -> Any:

@@ -30,9 +30,10 @@ QUERIES = ("oracle_reply", "sample_replies")
 class _Episode:
     """One episode's env and where its calls run (inline, or its own thread)."""
 
-    def __init__(self, env: Any, worker: Any):
+    def __init__(self, env: Any, worker: Any, token: str | None = None):
         self.env = env
         self.worker = worker
+        self.token = token
 
     async def call(self, function: Callable[[], Any]) -> Any:
         if self.worker is None:
@@ -64,6 +65,7 @@ class EnvHost:
         self._episodes: dict[int, _Episode] = {}
         self._ids = itertools.count()
         self._where: dict[str, Any] | None = None
+        self._abandoned: set[str] = set()
         self.played = 0
 
     def where(self) -> dict[str, Any]:
@@ -74,25 +76,43 @@ class EnvHost:
             self._where = {"node_id": ray.get_runtime_context().get_node_id(), "pid": os.getpid()}
         return self._where
 
-    async def open(self, env_config: dict[str, Any]) -> tuple[int, int | None, dict[str, Any]]:
-        """Build an env for a new episode: (its id here, its `max_turns_hint()`, where)."""
+    async def open(
+        self, env_config: dict[str, Any], token: str | None = None
+    ) -> tuple[int, int | None, dict[str, Any]]:
+        """Build an env for a new episode: (its id here, its `max_turns_hint()`, where).
+        `token` names the request, for `abandon`: a caller that stopped waiting (cancelled)
+        never learns the id, so it cannot close the episode itself."""
         env_class = default_registry().get_env_class(self.env_name)
         worker = None
         if not getattr(env_class, "never_blocks", False):
             from ..serving.worker import EnvWorker
 
             worker = EnvWorker(f"swift-gym-ray-{self.env_name}")
-        episode = _Episode(None, worker)
+        episode = _Episode(None, worker, token)
         try:
             episode.env = await episode.call(lambda: _build(env_class, self.env_name, env_config))
             hint = await episode.call(episode.env.max_turns_hint)
         except BaseException:
             episode.stop()
+            if token is not None:
+                self._abandoned.discard(token)
             raise
         key = next(self._ids)
         self._episodes[key] = episode
         self.played += 1
+        if token is not None and token in self._abandoned:  # given up while it was built
+            self._abandoned.discard(token)
+            await self.close(key)
         return key, hint, self.where()
+
+    async def abandon(self, token: str) -> None:
+        """The caller stopped waiting for `open(..., token)`: close that episode, now if it is
+        open, else as soon as it is."""
+        for key, episode in list(self._episodes.items()):
+            if episode.token == token:
+                await self.close(key)
+                return
+        self._abandoned.add(token)
 
     async def reset(self, key: int, request: Any = None) -> tuple[Any, dict[str, Any]]:
         """The env's `reset()` answer, and its view."""

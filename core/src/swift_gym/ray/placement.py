@@ -8,8 +8,11 @@ kills every actor the placement started, and disconnects if it connected.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import threading
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,10 +79,15 @@ class RayPlacement:
             except ActorLost as error:
                 raise RayEnvError(str(error)) from None
             env = RayEnv(env_name, raw, config, pool, actor, -1, None)
+            token = uuid.uuid4().hex
             try:
-                env._key, env._hint, _ = await env._on(actor, "open", raw)
+                env._key, env._hint, _ = await env._on(actor, "open", raw, token)
             except RayEnvError:
                 continue  # the actor died before this episode began: another one
+            except asyncio.CancelledError:  # the actor opens it all the same: it must close it
+                _abandon(actor, token)
+                pool.release(actor)
+                raise
             except BaseException:
                 pool.release(actor)
                 raise
@@ -120,6 +128,13 @@ class RayPlacement:
             ray.shutdown()
             self._connected_here = False
         self._actor_class = None
+
+
+def _abandon(actor: Any, token: str) -> None:
+    """Tell `actor` to close the episode `token` names (sent, not awaited: the caller is being
+    cancelled)."""
+    with contextlib.suppress(Exception):  # the actor or the connection is gone: nothing open
+        actor.handle.abandon.remote(token)
 
 
 def _check_fits(env_name: str, options: dict[str, Any]) -> None:

@@ -1,0 +1,63 @@
+"""Episodes whose opening is cancelled while the actor builds them (a caller that stops
+waiting: a timeout, Ctrl-C): the actor opens them all the same, and must close them. Prints JSON
+last for test_ray_cancel.py (run through `netns.run`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+from local_cluster import cluster
+
+CANCELLED = 5
+
+
+async def scenario(address: str) -> dict[str, Any]:
+    import ray
+
+    from swift_gym.ray.placement import RayPlacement
+
+    placement = RayPlacement(address)
+    placement.connect()
+    try:
+        env = await placement.open("frozen_lake", {"seed": 0})  # the actor, started
+        await env.reset()
+        outcomes = []
+        for seed in range(CANCELLED):
+            opening = asyncio.ensure_future(placement.open("frozen_lake", {"seed": seed}))
+            await asyncio.sleep(0)  # it runs up to its wait for the actor's answer
+            opening.cancel()
+            try:
+                await opening
+                outcomes.append("opened")
+            except asyncio.CancelledError:
+                outcomes.append("cancelled")
+        (actor,) = placement.pools()["frozen_lake"].actors
+        deadline = time.monotonic() + 20
+        stats = ray.get(actor.handle.stats.remote())
+        while stats["open"] > 1 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            stats = ray.get(actor.handle.stats.remote())
+        free = actor.free
+        await env.close()
+        return {
+            "outcomes": outcomes,
+            "open_after": stats["open"],
+            "played": stats["played"],
+            "free_while_one_plays": free,
+            "shape_episodes": placement.pools()["frozen_lake"].shape.episodes,
+            "open_at_end": ray.get(actor.handle.stats.remote())["open"],
+        }
+    finally:
+        placement.shutdown()
+
+
+def main() -> None:
+    with cluster(workers=1, cpus=2) as started:
+        print(json.dumps(asyncio.run(scenario(started.address))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""An episode whose opening on a Ray actor is cancelled (its caller stopped waiting) is closed
+on the actor: no env, thread or slot of it is left there (`cancel_scenario.py`, on a real
+cluster in a network namespace of its own)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import netns
+import pytest
+
+CANCELLED = 5
+
+
+@pytest.fixture(scope="module")
+def report() -> dict[str, Any]:
+    return netns.run("cancel_scenario.py")  # type: ignore[no-any-return]
+
+
+def test_cancelled_openings_leave_no_episode_on_the_actor(report: dict[str, Any]) -> None:
+    assert report["outcomes"] == ["cancelled"] * CANCELLED
+    assert report["played"] == 1 + CANCELLED  # the actor did open each of them
+    assert report["open_after"] == 1  # only the episode that plays on
+    assert report["open_at_end"] == 0
+
+
+def test_cancelled_openings_give_their_slots_back(report: dict[str, Any]) -> None:
+    assert report["free_while_one_plays"] == report["shape_episodes"] - 1
