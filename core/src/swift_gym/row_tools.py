@@ -12,7 +12,7 @@ once; text envs (whose class keeps `Env.tools`) are never built for this.
 from __future__ import annotations
 
 import asyncio
-import inspect
+import contextlib
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -67,15 +67,21 @@ class RowTools:
 
     def _run(self, coroutine: Any) -> Any:
         """Run `coroutine` on the loop. A signal (Ctrl-C, SIGTERM: the command's handlers raise)
-        can land before it starts: it is then closed, so no "coroutine ... was never awaited"
-        warning follows the command's one line about the interruption."""
-        assert self._loop is not None
+        can land before it starts: its task is then cancelled and run to its end (or the
+        coroutine closed, if no task was made yet), so neither "coroutine ... was never awaited"
+        nor "Task was destroyed but it is pending" follows the command's one line about the
+        interruption."""
+        loop = self._loop
+        assert loop is not None
+        task = None
         try:
-            return self._loop.run_until_complete(coroutine)
+            task = loop.create_task(coroutine)
+            return loop.run_until_complete(task)
         except BaseException:
-            if (
-                inspect.iscoroutine(coroutine)
-                and inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED
-            ):
+            if task is None:
                 coroutine.close()
+            elif not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):  # a second signal: the first is raised
+                    loop.run_until_complete(task)
             raise
