@@ -479,4 +479,17 @@ def what_it_took_c() -> list[str]:
         "1.33 and 1.37 s a step each, 1.3x the throughput of one run of 2 threads. So the "
         "pipeline runs two experiment runs at once with one thread each (`--jobs 2 "
         "--threads 1`).",
+        "- *Experiment C, three seeds (2026-12-02, not yet a result).* With these settings no "
+        "seed held the goal. Seed 0 learned (training success 0.89 and 0.91 in the windows of "
+        "40 steps from step 320, all 32 episodes won at step 380) and then collapsed within "
+        "7 rollouts into empty replies (`<|im_end|>` alone: 0.8 of the turns, every episode "
+        "to max_turns by step 408, KL to the warm start from ~0.5 to 7); seed 2 drifted into "
+        "invalid replies from step ~320 (0.67 of the turns, success 0 from step 360 to 1000); "
+        "seed 1 rose late (0.22, 0.36 at steps 640 and 680). Seeds 0 and 1 then ended in "
+        "ms-swift's GRPO trainer at steps 624 and 700 with `Size does not match at dimension "
+        "1 expected index [32, 846, 1] to be no larger than self [32, 845, 651]` "
+        "(`_get_logps_via_local_forward`), with many empty replies in the batch; not yet "
+        "explained. A's recipe is not stable for C: what to change (the learning rate once "
+        "it wins, the KL coefficient, how an invalid reply is priced or ends the episode) is "
+        "the next run's question.",
     ]
