@@ -7,11 +7,8 @@ returns once /health/ answers. The GPU-count check is skipped by a test-only sta
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,18 +18,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from swift_deploy import free_port, stop  # tests/swift's: one server helper for both
+
 HERE = Path(__file__).resolve().parent
 START_TIMEOUT = 600
 
 
 class ServerFailed(RuntimeError):
     """The server exited or never answered; the message ends with its log."""
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def get(url: str, timeout: float = 5) -> int:
@@ -91,15 +84,3 @@ def start(
     except BaseException:
         stop(process)
         raise
-
-
-def stop(process: subprocess.Popen) -> None:
-    """End the server and every process it spawned (vLLM workers), even if it already exited."""
-    for sig, wait in ((signal.SIGTERM, 60), (signal.SIGKILL, 30)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, sig)
-        try:
-            process.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
