@@ -488,8 +488,13 @@ def what_it_took_c() -> list[str]:
         "seed 1 rose late (0.22, 0.36 at steps 640 and 680). Seeds 0 and 1 then ended in "
         "ms-swift's GRPO trainer at steps 624 and 700 with `Size does not match at dimension "
         "1 expected index [32, 846, 1] to be no larger than self [32, 845, 651]` "
-        "(`_get_logps_via_local_forward`), with many empty replies in the batch; not yet "
-        "explained. A's recipe is not stable for C: what to change (the learning rate once "
-        "it wins, the KL coefficient, how an invalid reply is priced or ends the episode) is "
+        "(`_get_logps_via_local_forward`), with many empty replies in the batch. A likely "
+        "cause, read in ms-swift 4.6's code, not yet reproduced: it keeps the logits of the "
+        "longest completion, finding each sample's first trained token with `argmax` over "
+        "`labels != -100`; a sample with no trained token at all (an episode whose every reply "
+        "was empty, if the template takes that lone `<|im_end|>` for the separator) reads "
+        "index 0, the whole sequence, one more than the logits it slices. A's recipe is not "
+        "stable for C: what to change (the learning rate once it wins, the KL coefficient, "
+        "how an invalid reply is priced or ends the episode) is "
         "the next run's question.",
     ]
