@@ -45,7 +45,6 @@ SWIFT_GYM_API_KEY. Their values travel in the actor's `runtime_env`, which whoev
 cluster's actor table can read too: the operator's cluster is trusted with the operator's
 settings."""
 _RESOURCE = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,99}")
-_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
 
 
 class RaySettingError(SwiftGymError, ValueError):
@@ -123,12 +122,14 @@ def shape_of(env_name: str, env_class: type) -> ActorShape:
 def forwarded_environ() -> tuple[tuple[str, str], ...]:
     """The `FORWARDED` settings this process has, for its actors, and the token variables
     `SWIFT_GYM_OPENENV_TOKENS` names (an `openenv` env on a node reads its token from there)."""
+    from ..remote.tokens import TOKENS_VARIABLE, TokenSetupError, parse_tokens
+
     names = [name for name in FORWARDED if name in os.environ]
-    for entry in os.environ.get("SWIFT_GYM_OPENENV_TOKENS", "").split(","):
-        variable = entry.rpartition("=")[2].strip()
-        # a malformed entry is left to the env, which refuses the whole mapping at reset
-        if _VARIABLE.fullmatch(variable) and variable in os.environ and variable not in names:
-            names.append(variable)
+    try:
+        named = parse_tokens(os.environ.get(TOKENS_VARIABLE, "")).values()
+    except TokenSetupError:  # the env refuses the whole mapping at reset, and says why
+        named = []
+    names += [name for name in dict.fromkeys(named) if name in os.environ and name not in names]
     return tuple((name, os.environ[name]) for name in names)
 
 
