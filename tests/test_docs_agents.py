@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agent_episodes import add_two_and_two
+
 PAGE = (Path(__file__).resolve().parents[1] / "docs" / "agents.md").read_text("utf-8")
 
 
@@ -20,22 +22,7 @@ def shown_agent() -> Any:
 
 
 def test_the_shown_program_runs_its_tool_and_scores_the_answer() -> None:
-    agent = shown_agent()
-
-    async def episode() -> tuple[Any, ...]:
-        env = agent()
-        observation, _, system = await env.reset()
-        call = {"id": "c1", "type": "function",
-                "function": {"name": "add", "arguments": '{"a": 2, "b": 2}'}}  # fmt: skip
-        chat = [{"role": "system", "content": system}, {"role": "user", "content": observation}]
-        chat.append({"role": "assistant", "content": "", "tool_calls": [call]})
-        first = await env.step(chat)
-        chat += [{"role": "tool", "tool_call_id": "c1", "content": "4"}]
-        last = await env.step([*chat, {"role": "assistant", "content": "4"}])
-        await env.close()
-        return observation, first, last
-
-    observation, first, last = asyncio.run(episode())
+    observation, _, _, first, last = asyncio.run(add_two_and_two(shown_agent()()))
     assert observation == "What is 2 + 2?"
     assert [result.content for result in first.tool_results] == ["4"]
     assert (last.reward, last.done, last.info) == (1.0, True, {"metrics": {"solved": 1.0}})

@@ -184,26 +184,14 @@ def test_the_agents_sdk_program_docs_agents_md_shows_works_as_shown() -> None:
     import asyncio
     import re
 
+    from agent_episodes import add_two_and_two
+
     page = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text("utf-8")
     (code,) = [b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "Runner.run" in b]
     namespace: dict[str, Any] = {"__name__": "agents_sdk_doc"}
     exec(compile(code, "agents.md", "exec"), namespace)
 
-    async def episode() -> tuple[Any, ...]:
-        env = namespace["SdkAgent"]()
-        observation, _, system = await env.reset()
-        tools = [tool["function"]["name"] for tool in env.tools()]
-        call = {"id": "c1", "type": "function",
-                "function": {"name": "add", "arguments": '{"a": 2, "b": 2}'}}  # fmt: skip
-        chat = [{"role": "system", "content": system}, {"role": "user", "content": observation}]
-        chat.append({"role": "assistant", "content": "", "tool_calls": [call]})
-        first = await env.step(chat)
-        chat += [{"role": "tool", "tool_call_id": "c1", "content": "4"}]
-        last = await env.step([*chat, {"role": "assistant", "content": "4"}])
-        await env.close()
-        return observation, system, tools, first, last
-
-    observation, system, tools, first, last = asyncio.run(episode())
+    observation, system, tools, first, last = asyncio.run(add_two_and_two(namespace["SdkAgent"]()))
     assert (observation, system, tools) == ("What is 2 + 2?", "Use add.", ["add"])
     assert [result.content for result in first.tool_results] == ["4"]
     assert (last.reward, last.done) == (1.0, True)
