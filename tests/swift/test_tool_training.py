@@ -208,8 +208,9 @@ def test_grpo_trajectories_hold_the_models_parsed_calls_and_the_tool_results(
 
 
 def test_grpo_fed_the_tool_results_back_as_tool_responses(tool_grpo: Path) -> None:
-    """ms-swift's completions log renders each episode's chat with the hermes template: every
-    result the env gave before the last turn is in it as a `<tool_response>`."""
+    """ms-swift's completions log renders each episode's prompt as the trainer encoded it,
+    with the hermes template: every result the env gave before the last turn is in it as a
+    `<tool_response>`, after the call's end token written once."""
     (path,) = (tool_grpo / "trajectories").iterdir()
     records = read_records(path)
     rows = [json.loads(line) for line in (tool_grpo / "completions.jsonl").open()]
@@ -223,6 +224,10 @@ def test_grpo_fed_the_tool_results_back_as_tool_responses(tool_grpo: Path) -> No
     assert answered
     for content in answered:
         assert f"<tool_response>\n{content}\n</tool_response>" in chats
+    # each call's end token once, as in a chat: ms-swift 4.6 alone writes it twice before a
+    # tool response (`swift_gym.ms_swift.tool_turn_ids`)
+    assert "</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>" in chats
+    assert "<|im_end|><|im_end|>" not in chats
     steps = {int(row["step"][0]): row for row in rows}  # ms-swift may log the last step twice
     totals = sorted(total for row in steps.values() for total in row["SwiftGymTotal"])
     assert totals == pytest.approx(sorted(record["total_reward"] for record in records))

@@ -45,6 +45,7 @@ from ..tool_turns import (
 from ..tools import ToolCall, ToolResult, offered_tools
 from .contexts import replacement
 from .factories import drive
+from .tool_turn_ids import response_ids, trimmed_turn
 from .trajectory_log import TrajectoryLog, calling_trainer, encoded_turn
 
 logger = logging.getLogger("swift_gym")
@@ -340,9 +341,25 @@ def make_scheduler_class(base: type) -> type:
             if context is not None:
                 self._replace(request, context)
             pending = self._pending_tools.pop(uuid, None)
+            trimmed = self._tool_turn(request, response_choice, pending) if pending else None
             if pending:
                 request.messages.extend(pending)
-            return super().step(request, response_choice, current_turn)
+            result = super().step(request, response_choice, current_turn)
+            return {**result, **trimmed} if trimmed else result
+
+        def _tool_turn(self, request: Any, response_choice: Any, pending: list) -> dict | None:
+            """The reply's ids less the end token its tool response writes again
+            (`tool_turn_ids`); None to keep them as sampled."""
+            from swift.rollout.agent_loop import extract_logprobs_from_choice
+
+            template = self._template or getattr(self.infer_engine, "template", None)
+            if template is None or not response_choice.token_ids:
+                return None
+            reply = request.messages[-1].get("content") if request.messages else None
+            following = response_ids(template, reply if isinstance(reply, str) else "", pending)
+            ids, mask = self.get_response_token_data(request, response_choice)
+            logprobs = extract_logprobs_from_choice(response_choice)
+            return trimmed_turn(ids, mask, logprobs, following)
 
         def _note_reply(
             self, uuid: str, env: Any, messages: list[Any], request: Any, done: bool
