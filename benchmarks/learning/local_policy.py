@@ -16,14 +16,15 @@ hold the calls and the env's tool results. `tests/swift/test_learning_quick.py` 
 prompt's token ids are ms-swift's.
 
 Earlier replies go into the prompt as GRPO's rollouts keep them: as the token ids the model
-sampled, its end token included (ms-swift's multi-turn loop freezes each assistant message as
-those ids). Its template removes that end token's overlap with the chat separator before a user
-turn, but not before a tool response, whose own prompt opens with `<|im_end|>` again: in
-ms-swift 4.6 a tool episode's history reads `<call><|im_end|><|im_end|>` where a chat reads
-`<call><|im_end|>` (seen in a real `swift rlhf` run's encoded prompts). A policy trained so
-scored 0.90 (sampled) and 1.00 (greedy) prompted as its rollouts were, and 0.195 and 0.0 prompted
-as a chat (`history="chat"`): LEARNING.md, "What it took". Text replies (experiments A and B)
-meet no such difference: before a user turn both forms are the same tokens.
+sampled (ms-swift's multi-turn loop freezes each assistant message as those ids), its end token
+included before a user turn (the template drops its overlap with the chat separator), and left
+out before a tool response, whose prompt writes it again: the `swift_gym` scheduler hands
+ms-swift the ids so (`swift_gym.ms_swift.tool_turn_ids`). Without that, ms-swift 4.6 alone
+writes `<call><|im_end|><|im_end|>` where a chat reads `<call><|im_end|>`, and an earlier
+experiment C policy trained so scored 0.90 (sampled) and 1.00 (greedy) prompted as its
+rollouts were, and 0.195 and 0.0 prompted as a chat: LEARNING.md, "What it took". Now the two
+forms differ only where a sampled reply's ids are not what its text encodes to
+(`history="chat"` writes each reply from its text).
 
 Sampling is seeded: one torch generator per evaluation, episodes played one at a time
 (`concurrency=1`), so a rerun replays the same episodes.
@@ -108,12 +109,12 @@ class LocalPolicy:
                 )["input_ids"]
             )
         shown: list[dict[str, Any]] = []
-        for m in messages:
+        for index, m in enumerate(messages):
             if m.get("role") == "assistant" and m.get("content"):
                 m = {k: v for k, v in m.items() if k != "tool_calls"}
                 ids = self._sampled.get(m["content"]) if self.history == "rollout" else None
                 if ids is not None:  # as ms-swift's multi-turn loop keeps a sampled reply
-                    m["content"] = list(ids)
+                    m["content"] = self._kept_ids(m["content"], ids, messages[index + 1 :])
             elif m.get("role") == "user" and shown and shown[-1].get("role") == "tool":
                 # the scheduler's form (ms_swift_tool_messages): ms-swift's templates take no
                 # user turn after tool results, so the observation ends the last tool message
@@ -124,6 +125,21 @@ class LocalPolicy:
             shown.append(m)
         inputs = {"messages": shown, "tools": list(tools) if tools else None}
         return list(self.template.encode(inputs)["input_ids"])
+
+    def _kept_ids(self, text: str, ids: list[int], after: list[dict[str, Any]]) -> list[int]:
+        """The ids the `swift_gym` scheduler keeps for a sampled reply: before a tool response
+        less the end token the response writes again (`swift_gym.ms_swift.tool_turn_ids`)."""
+        from swift_gym.ms_swift.tool_turn_ids import overlap, response_ids
+
+        answers = []
+        for m in after:
+            if m.get("role") != "tool":
+                break
+            answers.append(m)
+        if not answers:
+            return list(ids)
+        cut = overlap(list(ids), response_ids(self.template, text, answers))
+        return list(ids[:-cut] if cut else ids)
 
     def __call__(self, messages: list[dict[str, Any]], env: Any = None) -> str | dict[str, Any]:
         torch = self.torch

@@ -254,17 +254,18 @@ def test_experiment_c_prompts_are_ms_swifts_hermes_template_and_a_call_is_one_to
     assert policy.prompt_ids(evaluated, tools) == list(expected)
     assert "# Tools" in processor.decode(expected)  # the tools block is in the prompt
 
-    # replies the policy sampled itself go in as ms-swift's multi-turn loop keeps them: the
-    # sampled ids, end token included; before a tool response ms-swift 4.6's template keeps
-    # that end token and opens the response with its own (local_policy.py)
+    # replies the policy sampled itself go in as the swift_gym scheduler hands them to
+    # ms-swift's multi-turn loop: the sampled ids, less the end token before a tool response
+    # (which writes it again), with it before a user turn (the template drops the overlap)
     end = processor.convert_tokens_to_ids("<|im_end|>")
     sampled = [dict(m) for m in evaluated]
     rolled = []
-    for m in played:
+    for index, m in enumerate(played):
         if m["role"] == "assistant":
-            ids = [*processor.encode(m["content"], add_special_tokens=False), end]
-            policy._sampled[m["content"]] = ids
-            m = {"role": "assistant", "content": ids}
+            ids = processor.encode(m["content"], add_special_tokens=False)
+            policy._sampled[m["content"]] = [*ids, end]
+            tool_next = index + 1 < len(played) and played[index + 1]["role"] == "tool"
+            m = {"role": "assistant", "content": ids if tool_next else [*ids, end]}
         rolled.append(m)
     texts = iter(m["content"] for m in played if m["role"] == "assistant")
     for m in sampled:
@@ -272,8 +273,8 @@ def test_experiment_c_prompts_are_ms_swifts_hermes_template_and_a_call_is_one_to
             m["content"] = next(texts)
     expected = template.encode({"messages": rolled, "tools": json.dumps(tools)})["input_ids"]
     assert policy.prompt_ids(sampled, tools) == list(expected)
-    assert "</tool_call><|im_end|><|im_end|>" in processor.decode(expected)
-    assert policy.prompt_ids(evaluated, tools) != list(expected)  # a chat's history differs
+    assert "<|im_end|><|im_end|>" not in processor.decode(expected)
+    assert policy.prompt_ids(evaluated, tools) == list(expected)  # a chat's history: the same
 
     # a call is one token: an SFT row's trained tokens are [call, <|im_end|>, "\\n"] a turn
     template.set_mode("train")
