@@ -56,18 +56,18 @@ def flag(words: list[str], name: str) -> str:
 
 
 @pytest.mark.parametrize(
-    ("recipe", "steps", "generations", "prompts", "sft_epochs"),
+    ("recipe", "steps", "generations", "prompts", "sft_epochs", "beta"),
     [
         ("experiment_a.sh", run.FULL.a_grpo_steps, run.FULL.a_generations, run.FULL.a_prompts,
-         run.FULL.a_format_epochs),
+         run.FULL.a_format_epochs, run.FULL.beta),
         ("experiment_b.sh", run.FULL.b_grpo_steps, run.FULL.b_generations, run.FULL.b_prompts,
-         run.FULL.b_sft_epochs),
+         run.FULL.b_sft_epochs, run.FULL.beta),
         ("experiment_c.sh", run.FULL.c_grpo_steps, run.FULL.c_generations, run.FULL.c_prompts,
-         run.FULL.c_format_epochs),
+         run.FULL.c_format_epochs, run.FULL.c_beta),
     ],
 )  # fmt: skip
 def test_the_gpu_recipe_trains_as_the_pipeline_does(
-    recipe: str, steps: int, generations: int, prompts: int, sft_epochs: float
+    recipe: str, steps: int, generations: int, prompts: int, sft_epochs: float, beta: float
 ) -> None:
     """examples/learning_gpu is the pipeline with GPU flags and nothing else: the choices that
     made the CPU run learn (LEARNING.md, "What it took") must not drift apart from it."""
@@ -78,7 +78,7 @@ def test_the_gpu_recipe_trains_as_the_pipeline_does(
     settings = run.FULL
     assert float(flag(grpo, "--num_iterations")) == settings.iterations
     assert flag(grpo, "--scale_rewards") == settings.scale_rewards
-    assert float(flag(grpo, "--beta")) == settings.beta
+    assert float(flag(grpo, "--beta")) == beta
     assert int(flag(grpo, "--max_steps")) == steps
     assert int(flag(grpo, "--num_generations")) == generations
     assert int(flag(grpo, "--per_device_train_batch_size")) == generations * prompts  # 1 GPU
