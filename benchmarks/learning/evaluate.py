@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--history", choices=["rollout", "chat"], default="rollout",
         help="with --agent-template, earlier replies as GRPO's rollouts keep them (the sampled "
-        "ids, end token included) or as a chat's text (local_policy.py says why they differ)",
+        "ids, as the swift_gym scheduler hands them to ms-swift) or as a chat's text "
+        "(local_policy.py says where they can differ)",
     )  # fmt: skip
     parser.add_argument("--template", default="qwen2_5", help="ms-swift's template type")
     parser.add_argument("--model-type", default="qwen2", help="ms-swift's model type")

@@ -127,7 +127,8 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
         "shaping; advantages "
         f"`--scale_rewards {s.get('scale_rewards', 'group')}` (none: each episode's reward "
         "less its group's mean, not divided by the group's std), KL coefficient "
-        f"beta {s['beta']:g} to the starting checkpoint. *stage wall s* is the wall time of "
+        f"beta {s['beta']:g} to the starting checkpoint (experiment C: its own, below). "
+        "*stage wall s* is the wall time of "
         "the training command that made the checkpoint; *train steps* counts every optimizer "
         "step from the scratch model.",
         "",
@@ -323,7 +324,8 @@ def experiment_c_section(c: list[dict], files: dict, s: dict) -> list[str]:
         f"--agent_template {agent} --multi_turn_scheduler swift_gym` for "
         f"{s['c_grpo_steps']} optimizer steps, {rollouts(s['c_grpo_steps'], s)} rollout(s) "
         f"of {s['c_prompts']} row(s) x {s['c_generations']} episodes, learning rate "
-        f"{s['c_lr']:g}, on rows of `swift-gym dataset` given the env's tools "
+        f"{s['c_lr']:g}, KL coefficient {s.get('c_beta', s['beta']):g}, on rows of "
+        "`swift-gym dataset` given the env's tools "
         "(`swift-gym dataset` writes them for a tool env: ms-swift encodes the prompt it "
         "trains on from the row's `tools`). "
         "Evaluation encodes each prompt with ms-swift's own template object and parses each "
@@ -463,8 +465,9 @@ def what_it_took_c() -> list[str]:
         "prompts equal the logged ones id for id): the same checkpoint scored 0.94 sampled and "
         "1.00 greedy over 100 episodes, and 0.15 and 0.00 with a chat's history "
         "(`--history chat`). A model trained so meets the chat form when served "
-        "(`swift deploy`, vLLM): a train/serve skew of ms-swift 4.6 that swift-gym does not "
-        "hide.",
+        "(`swift deploy`, vLLM). The `swift_gym` scheduler now hands ms-swift such a reply "
+        "without that end token (`swift_gym.ms_swift.tool_turn_ids`), so rollouts, training and "
+        "a served chat read the same tokens (the three-seed run below is the first with it).",
         "- *Experiment C, the context.* The first run of the three seeds at once ended at step "
         "84 of seed 0's GRPO: ms-swift's engine raised `Input length (2048) leaves no room for "
         "generation`. Its replies had begun to hold two calls (`<call><call>`, within the 4 "
