@@ -63,7 +63,7 @@ def flag(words: list[str], name: str) -> str:
         ("experiment_b.sh", run.FULL.b_grpo_steps, run.FULL.b_generations, run.FULL.b_prompts,
          run.FULL.b_sft_epochs, run.FULL.beta),
         ("experiment_c.sh", run.FULL.c_grpo_steps, run.FULL.c_generations, run.FULL.c_prompts,
-         run.FULL.c_format_epochs, run.FULL.c_beta),
+         run.FULL.c_format_epochs, run.FULL.beta),
     ],
 )  # fmt: skip
 def test_the_gpu_recipe_trains_as_the_pipeline_does(

@@ -127,8 +127,7 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
         "shaping; advantages "
         f"`--scale_rewards {s.get('scale_rewards', 'group')}` (none: each episode's reward "
         "less its group's mean, not divided by the group's std), KL coefficient "
-        f"beta {s['beta']:g} to the starting checkpoint (experiment C: its own, below). "
-        "*stage wall s* is the wall time of "
+        f"beta {s['beta']:g} to the starting checkpoint. *stage wall s* is the wall time of "
         "the training command that made the checkpoint; *train steps* counts every optimizer "
         "step from the scratch model.",
         "",
@@ -324,7 +323,7 @@ def experiment_c_section(c: list[dict], files: dict, s: dict) -> list[str]:
         f"--agent_template {agent} --multi_turn_scheduler swift_gym` for "
         f"{s['c_grpo_steps']} optimizer steps, {rollouts(s['c_grpo_steps'], s)} rollout(s) "
         f"of {s['c_prompts']} row(s) x {s['c_generations']} episodes, learning rate "
-        f"{s['c_lr']:g}, KL coefficient {s.get('c_beta', s['beta']):g}, on rows of "
+        f"{s['c_lr']:g}, on rows of "
         "`swift-gym dataset` given the env's tools "
         "(`swift-gym dataset` writes them for a tool env: ms-swift encodes the prompt it "
         "trains on from the row's `tools`). "

@@ -79,10 +79,6 @@ class Settings:
     c_generations: int = 32
     c_prompts: int = 1
     c_lr: float = 1e-3
-    c_beta: float = 0.04
-    """C's KL coefficient, 4x A's: with A's 0.01, C's first three-seed run learned and then, in
-    the one seed that won, collapsed within 7 rollouts into empty replies (KL to the warm start
-    from ~0.5 to 7); LEARNING.md, "What it took"."""
     agent_template: str = "hermes"
     """Experiment C's `--agent_template` (on the `qwen2_5` template); the scratch model's
     tokenizer is built for hermes's text (`model.py`)."""
@@ -265,7 +261,7 @@ def experiment_c(
     ])  # fmt: skip
     trained = stages.grpo(
         cmd, f"C{seed}-grpo", warm.checkpoint, w / "C-grpo-rows.jsonl", w / "C-grpo",
-        w / "C-trajectories", s.c_grpo_steps, s.c_generations, s.c_prompts, s.c_lr, s.c_beta,
+        w / "C-trajectories", s.c_grpo_steps, s.c_generations, s.c_prompts, s.c_lr, s.beta,
         s.max_turns, s.temperature, seed, s.iterations, s.scale_rewards, agent,
     )  # fmt: skip
     objs, files = [], {}
