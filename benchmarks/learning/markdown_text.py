@@ -29,7 +29,11 @@ def goal_a(objs: list[dict]) -> str:
         end = next(o for o in runs if o["stage"] == "GRPO")
         reached = start["success_rate"] < 0.3 and end["success_rate"] >= 0.9
         results.append(
-            (reached, f"seed {seed}: start {interval(start)}, after GRPO {interval(end)}")
+            (
+                reached and "ended" not in end,
+                f"seed {seed}: start {interval(start)}, after GRPO {interval(end)}"
+                + ended_text(end),
+            )
         )
     episodes, temperature = objs[0]["episodes"], objs[0]["temperature"]
     return verdict(
@@ -47,14 +51,19 @@ def goal_b(objs: list[dict]) -> str:
         end = next(o for o in runs if o["stage"].startswith("GRPO"))
         results.append(
             (
-                end["ci_low"] > sft["ci_high"],
+                end["ci_low"] > sft["ci_high"] and "ended" not in end,
                 f"seed {seed}: SFT {interval(sft)}, GRPO {interval(end)} "
-                f"({end['success_rate'] - sft['success_rate']:+.3f})",
+                f"({end['success_rate'] - sft['success_rate']:+.3f})" + ended_text(end),
             )
         )
     return verdict(
         "GRPO improves held-out success over SFT, non-overlapping 95% intervals", results
     )
+
+
+def ended_text(obj: dict) -> str:
+    """A stage whose training run did not finish says so (a goal is not reached by it)."""
+    return f" (did not finish: {obj['ended']})" if "ended" in obj else ""
 
 
 def verdict(goal: str, results: list[tuple[bool, str]]) -> str:

@@ -138,6 +138,11 @@ def override(settings: Settings, pairs: list[str]) -> Settings:
     return replace(settings, **changes)
 
 
+def ended(trained: stages.Trained) -> dict:
+    """A stage object's `ended` field: how ms-swift ended a training run that did not finish."""
+    return {"ended": trained.ended} if trained.ended else {}
+
+
 def experiment_a(
     cmd: Commands, s: Settings, scratch: Path, w: Path, seed: int
 ) -> tuple[list, dict]:
@@ -175,7 +180,7 @@ def experiment_a(
             cmd, f"A{seed}-eval-{tag}", t.checkpoint, fixed, s.eval_episodes, 0, s.temperature,
             w / f"A-eval-{tag}",
         )  # fmt: skip
-        extra = {"checkpoint_stage_steps": t.steps}
+        extra = {"checkpoint_stage_steps": t.steps, **ended(t)}
         if tag == "grpo":
             extra["curve"] = report.training_curve(w / "A-trajectories")
         objs.append(report.stage_object("A", name, seed, sample, greedy, steps, t.wall_s, **extra))
@@ -212,7 +217,7 @@ def experiment_b(
         ("scratch (random weights)", "start", scratch, 0, 0.0, {}),
         ("SFT on oracle episodes", "sft", sft.checkpoint, sft.steps, sft.wall_s, {}),
         ("GRPO from SFT", "grpo", trained.checkpoint, sft.steps + trained.steps, trained.wall_s,
-         {"curve": report.training_curve(w / "B-trajectories")}),
+         {"curve": report.training_curve(w / "B-trajectories"), **ended(trained)}),
     ):  # fmt: skip
         sample, greedy, path = stages.evaluate(
             cmd, f"B{seed}-eval-{tag}", checkpoint, {}, s.eval_episodes, HELD_OUT_SEED,
@@ -274,7 +279,7 @@ def experiment_c(
             cmd, f"C{seed}-eval-{tag}", t.checkpoint, fixed, s.eval_episodes, 0, s.temperature,
             w / f"C-eval-{tag}", ("--agent-template", s.agent_template),
         )  # fmt: skip
-        extra = {"checkpoint_stage_steps": t.steps, "model": model}
+        extra = {"checkpoint_stage_steps": t.steps, "model": model, **ended(t)}
         if tag == "grpo":
             extra["curve"] = report.training_curve(w / "C-trajectories")
         objs.append(report.stage_object("C", name, seed, sample, greedy, steps, t.wall_s, **extra))

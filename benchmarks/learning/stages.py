@@ -4,6 +4,7 @@ evaluate. Each returns what the next stage and the report need (paths, steps, se
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,12 +26,21 @@ slower (1 thread: 19%) with the same losses to the last digit."""
 
 @dataclass
 class Trained:
-    """A training stage's result: the checkpoint, its optimizer steps, the wall time."""
+    """A training stage's result: the checkpoint, its optimizer steps, the wall time; `ended`
+    says how ms-swift ended a run that did not finish (then `checkpoint` is its newest)."""
 
     checkpoint: Path
     steps: int
     wall_s: float
     run_dir: Path
+    ended: str | None = None
+
+
+SAVE_EVERY = 50
+"""GRPO saves a checkpoint every this many optimizer steps (keeping the newest), so a run that
+ms-swift ends with an error still has a checkpoint to evaluate."""
+ERROR_LINE = re.compile(r"^(\w+(?:Error|Exception)): (.*)$", re.MULTILINE)
+PROGRESS = re.compile(r"(\d+)/(\d+) \[")
 
 
 def sets(config: dict) -> list[str]:
@@ -112,12 +122,31 @@ def grpo(
         "--beta", str(beta), "--learning_rate", str(lr), "--max_steps", str(steps),
         "--num_iterations", str(iterations), "--scale_rewards", scale_rewards,
         "--warmup_ratio", "0.05",
-        "--save_strategy", "steps", "--save_steps", str(steps), *extra, *CPU_ARGS,
+        "--save_strategy", "steps", "--save_steps", str(min(SAVE_EVERY, steps)),
+        "--save_total_limit", "1", *extra, *CPU_ARGS,
         "--seed", str(seed), "--output_dir", str(out),
     ]  # fmt: skip
-    seconds = cmd.run(stage, command, {"SWIFT_GYM_TRAJECTORIES": str(trajectories)})
+    try:
+        seconds = cmd.run(stage, command, {"SWIFT_GYM_TRAJECTORIES": str(trajectories)})
+    except RuntimeError as error:
+        return ended_early(cmd, out, str(error))
     run_dir, checkpoint, done = last_checkpoint(out)
     return Trained(checkpoint, done, seconds, run_dir)
+
+
+def ended_early(cmd: Commands, out: Path, error: str) -> Trained:
+    """A GRPO run ms-swift ended with an error: its newest checkpoint, and what ended it (the
+    error's last line, the step it reached). Raises again when it saved none."""
+    try:
+        run_dir, checkpoint, saved = last_checkpoint(out)
+    except (RuntimeError, ValueError):
+        raise RuntimeError(error) from None
+    errors = ERROR_LINE.findall(error)
+    reached = PROGRESS.findall(error)
+    what = f"`{errors[-1][0]}: {errors[-1][1][:160]}`" if errors else "an error"
+    where = f" at step {reached[-1][0]} of {reached[-1][1]}" if reached else ""
+    ended = f"ms-swift ended the run with {what}{where}; evaluated its step-{saved} checkpoint"
+    return Trained(checkpoint, saved, cmd.log[-1][2], run_dir, ended)
 
 
 def evaluate(
