@@ -79,6 +79,9 @@ class LocalPolicy:
         ends = self.model.generation_config.eos_token_id
         ends = [ends] if isinstance(ends, int) else list(ends or [])
         self.end_ids = {self.tokenizer.eos_token_id, *ends}
+        # tokens the model's generation config never lets be sampled (the pad token: model.py),
+        # as ms-swift's engines and transformers' generate honour it
+        self.suppressed = list(self.model.generation_config.suppress_tokens or [])
         self.__name__ = f"local:{Path(checkpoint).name}"
         self.template = None
         if history not in ("rollout", "chat"):
@@ -186,6 +189,9 @@ class LocalPolicy:
 
     def _pick(self, logits: Any) -> int:
         torch = self.torch
+        if self.suppressed:
+            logits = logits.clone()
+            logits[self.suppressed] = float("-inf")
         if self.temperature <= 0:
             return int(logits.argmax())
         logits = logits.float() / self.temperature

@@ -177,6 +177,13 @@ def build_model(out: Path, size: str = "tiny", seed: int = 0, tools: bool = Fals
     model = Qwen2ForCausalLM(config)
     model.generation_config.eos_token_id = fast.eos_token_id
     model.generation_config.pad_token_id = fast.pad_token_id
+    # never sampled: ms-swift 4.6's TransformersEngine strips the pad token from the ids it
+    # returns (it pads finished sequences with it), so a sampled one vanished from the reply,
+    # and its turn from training: nothing priced it, and C's runs drifted into replies of it
+    # (empty to the env) until an episode made only of them had no trained token at all and
+    # ms-swift's GRPO step raised (LEARNING.md, "What it took"). ms-swift copies this field of
+    # the model's generation config into every request's; evaluation honours it too.
+    model.generation_config.suppress_tokens = [fast.pad_token_id]
     model.save_pretrained(out)
     summary = {
         "size": size,
