@@ -507,5 +507,24 @@ def what_it_took_c() -> list[str]:
         "index 0, the whole sequence, one more than the logits it slices. A's recipe is not "
         "stable for C: what to change (the learning rate once it wins, the KL coefficient, "
         "how an invalid reply is priced or ends the episode) is "
-        "the next run's question.",
+        "the next run's question. (The cause was another: two items below.)",
+        "- *Experiment C, a larger KL coefficient (2026-12-03).* With the scheduler's end-token "
+        "fix and beta 0.04 (4x A's), two seeds stayed at training success 0.01 to 0.05 for "
+        "600 steps, held near the uniform warm start; seed 0 then rose (0.15 and 0.31 in the "
+        "windows at steps 640 and 680) and the run was stopped there. Back to A's 0.01.",
+        "- *Experiment C, the empty replies, found.* With beta 0.01 and the fix, seed 0 learned "
+        "again (training success 0.88 at steps 240 to 280), then collapsed into empty replies "
+        "(0.67 of the turns from step 320, success 0) and ms-swift raised the same size "
+        "mismatch at step 416; seed 1 learned late (0.91 in the window at step 840, evaluated "
+        "0.875 [0.822, 0.914]). The empty replies were the pad token: ms-swift 4.6's "
+        "`TransformersEngine` pads finished sequences with `<|endoftext|>` and strips that "
+        "token from the ids it returns, sampled or not, so a reply of it reached the env as "
+        "empty text with no ids and its turn was trained on nothing: nothing priced it, and "
+        "it grew. Checked: a model made to put all its probability on it got `token_ids []` and "
+        "content `''` from ms-swift's engine, and other tokens with the pad token in its "
+        "generation config's `suppress_tokens`. An episode of only such replies has no ids, "
+        "ms-swift encodes its chat as text with no end token after the last reply, and that "
+        "encoding has 0 trained tokens: the `argmax` of the size mismatch above. The models "
+        "here now never sample the pad token (`model.py`); the results above are the first "
+        "run with it (A and B too).",
     ]
