@@ -27,8 +27,9 @@ import platform
 import shutil
 import sys
 import tempfile
+import threading
 import time
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, CancelledError, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -388,8 +389,19 @@ def run_units(
     ordered = sorted(units, key=lambda u: (LONGEST_FIRST.index(u[0]), u[1]))
     if jobs <= 1:
         return {u: run_unit(*u, settings, work, threads, scratch) for u in ordered}
+    failed = threading.Event()
+
+    def start(unit: tuple[str, int]) -> dict:
+        if failed.is_set():  # the failed unit's pool thread takes the next one at once
+            raise CancelledError(f"{unit} not started: another unit failed")
+        try:
+            return run_unit(*unit, settings, work, threads, scratch)
+        except BaseException:
+            failed.set()
+            raise
+
     with ThreadPoolExecutor(max_workers=jobs) as pool:  # the work is in subprocesses
-        futures = {u: pool.submit(run_unit, *u, settings, work, threads, scratch) for u in ordered}
+        futures = {u: pool.submit(start, u) for u in ordered}
         wait(futures.values(), return_when=FIRST_EXCEPTION)
         for future in futures.values():
             future.cancel()  # those not started yet; the running ones finish first
