@@ -35,9 +35,9 @@ SWIFT_GYM_TRAJECTORIES="$WORK/C-trajectories" NPROC_PER_NODE=$NPROC swift rlhf \
     --multi_turn_scheduler swift_gym --gym_env frozen_lake --max_turns 10 \
     --reward_funcs swift_gym_total swift_gym_success \
     --reward_weights 1 0 --num_generations 32 --per_device_train_batch_size 32 \
-    --max_completion_length 256 --temperature 1.0 --beta 0.01 --learning_rate 1e-6 \
+    --max_completion_length 256 --temperature 1.0 --beta 0.01 --learning_rate 5e-7 \
     --num_iterations 4 --scale_rewards none --warmup_ratio 0.05 \
-    --max_steps 1000 --save_strategy steps --save_steps 1000 --tuner_type full \
+    --max_steps 1500 --save_strategy steps --save_steps 1500 --tuner_type full \
     --torch_dtype bfloat16 --report_to none --seed $SEED --logging_steps 1 \
     --save_only_model true --output_dir "$WORK/C-grpo"
 TRAINED=$(ls -dv "$WORK"/C-grpo/v*/checkpoint-* | tail -1)
