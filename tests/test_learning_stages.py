@@ -31,6 +31,12 @@ class FailingCommands:
     def bin(self, name: str) -> str:
         return name
 
+    def finished(self, stage: str) -> None:
+        return None
+
+    def log_path(self, stage: str) -> Path:
+        return Path("no-such-log")
+
     def run(self, stage: str, command: list[str], extra_env: dict | None = None) -> float:
         self.log.append((stage, " ".join(command), 662.5))
         raise RuntimeError(f"{stage} failed (1): {TAIL}")

@@ -8,6 +8,7 @@ LEARNING.md can list the exact commands of the run.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -34,11 +35,16 @@ count is pinned beside them (OMP_NUM_THREADS): threads split sums too."""
 
 @dataclass
 class Commands:
-    """Runs commands in `work` with `threads` CPU threads; `log` keeps (stage, command, s)."""
+    """Runs commands in `work` with `threads` CPU threads; `log` keeps (stage, command, s).
+    With `done` (a directory), each stage whose command succeeded is kept there and not run
+    again (its command and seconds are logged as they were): a run cut off (a session's end,
+    Ctrl-C) goes on after the last command that finished. The caller keeps one `done` per
+    set of settings (run.py: a unit's dir, started again when they change)."""
 
     work: Path
     threads: int
     log: list[tuple[str, str, float]] = field(default_factory=list)
+    done: Path | None = None
 
     def bin(self, name: str) -> str:
         """A command installed beside this Python (`swift`, `swift-gym`)."""
@@ -64,11 +70,14 @@ class Commands:
     def run(self, stage: str, command: list[str], extra_env: dict[str, str] | None = None) -> float:
         """Run `command`; its output goes to work/logs/<stage>.log. Returns the wall seconds;
         raises with the log's tail if it fails."""
-        logs = self.work / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
-        log_path = logs / f"{stage}.log"
-        started = time.perf_counter()
+        before = self.finished(stage)
+        if before is not None:
+            self.log.append((stage, before["command"], before["seconds"]))
+            return before["seconds"]
+        log_path = self.log_path(stage)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
         shown = self.shown(command, extra_env)
+        started = time.perf_counter()
         with log_path.open("a") as log:
             log.write(f"$ {shown}\n")
             log.flush()
@@ -84,7 +93,19 @@ class Commands:
         if result.returncode != 0:
             tail = log_path.read_text(errors="replace")[-3000:]
             raise RuntimeError(f"{stage} failed ({result.returncode}): {tail}")
+        if self.done is not None:
+            self.done.mkdir(parents=True, exist_ok=True)
+            record = {"command": shown, "seconds": seconds}
+            (self.done / f"{stage}.json").write_text(json.dumps(record))
         return seconds
+
+    def log_path(self, stage: str) -> Path:
+        """work/logs/<stage>.log: every run of the stage's command, each after its `$ ` line."""
+        return self.work / "logs" / f"{stage}.log"
+
+    def finished(self, stage: str) -> dict | None:
+        """The kept record of `stage` (`command`, `seconds`) if its command succeeded."""
+        return _read_record(self.done / f"{stage}.json" if self.done else None)
 
     def shown(self, command: list[str], extra_env: dict[str, str] | None) -> str:
         """The command as a user would type it: paths under `work` as $WORK, this directory's
@@ -107,3 +128,19 @@ class Commands:
 def quote(word: str) -> str:
     """Shell-quote `word`, leaving $WORK paths readable (and expandable)."""
     return word if re.fullmatch(r"[\w@%+=:,./$-]+", word) else shlex.quote(word)
+
+
+def _read_record(path: Path | None) -> dict | None:
+    """A finished command's record, or None (none kept, or not one this code wrote)."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    ok = (
+        isinstance(record, dict)
+        and isinstance(record.get("seconds"), (int, float))
+        and isinstance(record.get("command"), str)
+    )
+    return record if ok else None

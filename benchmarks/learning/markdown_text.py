@@ -137,8 +137,10 @@ def learning_markdown(objs: list, files: dict, log: list, meta: dict) -> str:
         f"`--scale_rewards {s.get('scale_rewards', 'group')}` (none: each episode's reward "
         "less its group's mean, not divided by the group's std), KL coefficient "
         f"beta {s['beta']:g} to the starting checkpoint. *stage wall s* is the wall time of "
-        "the training command that made the checkpoint; *train steps* counts every optimizer "
-        "step from the scratch model.",
+        "the training command that made the checkpoint (a GRPO run that was cut off and went "
+        "on from its newest checkpoint, `--resume_from_checkpoint` in the commands below, "
+        "counts each earlier run up to that checkpoint too); *train steps* counts every "
+        "optimizer step from the scratch model.",
         "",
     ]
     a = [o for o in objs if o["experiment"] == "A"]
@@ -259,7 +261,10 @@ def what_varies(meta: dict) -> list[str]:
         "`torch.use_deterministic_algorithms(True)` and a seeded sampler, one episode at a "
         "time. Checked on 2026-12-02: two runs of `run.py --quick --only A --set "
         "a_grpo_steps=8` on one machine, under different CPU load, wrote byte-identical GRPO "
-        "checkpoints and the same replies in every training episode.",
+        "checkpoints and the same replies in every training episode. So does a GRPO run cut "
+        "off and resumed (checked on 2026-12-05: C's warm start, 12 steps, SIGKILLed after "
+        "its step-4 checkpoint and resumed from it, against one run straight through: the same "
+        "replies in every rollout, byte-identical weights at step 12).",
         "- *Still varies between seeds, by design:* the scratch weights, the order SFT reads "
         "its rows, and every token GRPO samples. The spread tables above are that variation: "
         "a stage's mean over seeds is the result; one seed's number is one draw.",

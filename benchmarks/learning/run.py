@@ -1,7 +1,7 @@
 """Proof that it trains: a small Qwen2 built here learns FrozenLake on a CPU, through ms-swift.
 
     python benchmarks/learning/run.py --out benchmarks            # the full run (tox -e learn)
-    python benchmarks/learning/run.py --out benchmarks --work W --keep   # again: resumes in W
+    python benchmarks/learning/run.py --out benchmarks --work W --keep   # again: goes on in W
     python benchmarks/learning/run.py --quick --out /tmp/learn    # a few steps of each stage
     python benchmarks/learning/run.py --out /tmp/learn --only A --set a_lr=1e-3   # one change
 
@@ -195,9 +195,10 @@ def experiment_a(
 def experiment_b(
     cmd: Commands, s: Settings, scratch: Path, w: Path, seed: int
 ) -> tuple[list, dict]:
-    cmd.run(f"B{seed}-oracle-episodes", [
+    cmd.run(f"B{seed}-oracle-episodes", [  # --force: a resumed unit replaces a cut-off file
         cmd.bin("swift-gym"), "eval", "frozen_lake", "--policy", "oracle",
         "-n", str(s.b_train_seeds), "--seed-start", "0", "-o", str(w / "B-oracle.jsonl"),
+        "--force",
     ])  # fmt: skip
     cmd.run(f"B{seed}-oracle-export", [
         cmd.bin("swift-gym"), "export", str(w / "B-oracle.jsonl"), "--status", "goal",
@@ -416,17 +417,22 @@ def run_unit(
     scratch: dict[int, Path],
 ) -> dict:  # fmt: skip
     """One experiment with one training seed, in work/seed-SEED/NAME: its stage objects, its
-    files and its command log, kept in unit.json beside them."""
+    files and its command log, kept in unit.json beside them. A unit cut off half way with the
+    same settings goes on: the commands that finished are not run again (`Commands.done`) and
+    GRPO resumes from its newest checkpoint (`stages.grpo`); with other settings it starts
+    again."""
     w = work / f"seed-{seed}" / name
-    saved = w / "unit.json"
+    saved, started = w / "unit.json", w / "key.json"
     key = {"settings": unit_settings(settings, name), "threads": threads}
     if saved.is_file():
         unit = json.loads(saved.read_text())
         if unit.get("key") == key:
             return {**unit, "resumed": 1}
-    shutil.rmtree(w, ignore_errors=True)  # a unit cut off half way starts again
-    w.mkdir(parents=True)
-    cmd = Commands(work, threads)
+    if not (started.is_file() and json.loads(started.read_text()) == key):
+        shutil.rmtree(w, ignore_errors=True)
+        w.mkdir(parents=True)
+        started.write_text(json.dumps(key))
+    cmd = Commands(work, threads, done=w / "done")
     part, paths = EXPERIMENTS[name](cmd, settings, scratch.get(seed), w, seed)
     unit = {
         "key": key, "objs": part, "files": {tag: str(path) for tag, path in paths.items()},

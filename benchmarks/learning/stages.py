@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from commands import Commands
@@ -36,11 +37,15 @@ class Trained:
     ended: str | None = None
 
 
-SAVE_EVERY = 50
-"""GRPO saves a checkpoint every this many optimizer steps (keeping the newest), so a run that
-ms-swift ends with an error still has a checkpoint to evaluate."""
+SAVE_EVERY = 100
+"""GRPO saves a checkpoint every this many optimizer steps (keeping the newest, with the
+optimizer's and the schedule's state), so a run that ms-swift ends with an error still has a
+checkpoint to evaluate, and a run cut off goes on from it (`resume_point`). A multiple of
+`--num_iterations` (4): a resumed run plays its rollouts at the same steps."""
 ERROR_LINE = re.compile(r"^(\w+(?:Error|Exception)): (.*)$", re.MULTILINE)
 PROGRESS = re.compile(r"(\d+)/(\d+) \[")
+RESUMED_FROM = re.compile(r"--resume_from_checkpoint \S*checkpoint-(\d+)")
+DURATION = re.compile(r"(?:(\d+)h)? ?(?:(\d+)m)? ?(?:(\d+)s)?")
 
 
 def sets(config: dict) -> list[str]:
@@ -51,14 +56,71 @@ def sets(config: dict) -> list[str]:
     return out
 
 
+def checkpoints(output_dir: Path) -> list[tuple[int, int, Path]]:
+    """ms-swift writes output_dir/v<N>-<time>/checkpoint-<step>, a new v<N> each time the
+    command runs: (step, N, path) of each checkpoint, oldest first."""
+    found = []
+    for path in output_dir.glob("v*-*/checkpoint-*"):
+        version, step = path.parent.name[1:].split("-")[0], path.name.split("-")[-1]
+        if version.isdigit() and step.isdigit():
+            found.append((int(step), int(version), path))
+    return sorted(found)
+
+
 def last_checkpoint(output_dir: Path) -> tuple[Path, Path, int]:
-    """ms-swift writes output_dir/v<N>-<time>/checkpoint-<step>: the run dir, the newest
-    checkpoint and its step."""
-    (run_dir,) = sorted(output_dir.glob("v*-*"))[-1:]
-    checkpoints = sorted(run_dir.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
-    if not checkpoints:
-        raise RuntimeError(f"no checkpoint in {run_dir}")
-    return run_dir, checkpoints[-1], int(checkpoints[-1].name.split("-")[1])
+    """The run dir, the newest checkpoint (the most steps; of the latest run on a tie) and its
+    step."""
+    found = checkpoints(output_dir)
+    if not found:
+        raise RuntimeError(f"no checkpoint in {output_dir}")
+    step, _, path = found[-1]
+    return path.parent, path, step
+
+
+def resume_point(output_dir: Path) -> Path | None:
+    """The newest checkpoint a cut-off GRPO run can go on from: one that holds the trainer's
+    state (written after the optimizer's), or None."""
+    for _, _, path in reversed(checkpoints(output_dir)):
+        if (path / "trainer_state.json").is_file() and (path / "optimizer.pt").is_file():
+            return path
+    return None
+
+
+def keep_trajectories_before(trajectories: Path, step: int) -> None:
+    """Drop the training episodes of `step` and later (a resumed run plays them again), and
+    any line a killed writer left half written."""
+    for path in sorted(trajectories.rglob("*.jsonl")):
+        kept = []
+        for line in path.read_text(errors="replace").splitlines(keepends=True):
+            try:
+                played = json.loads(line).get("training", {}).get("step")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(played, int) and played < step:
+                kept.append(line)
+        path.write_text("".join(kept))
+
+
+def earlier_seconds(log: Path) -> float:
+    """The seconds the earlier runs of a resumed command trained to reach the checkpoint the
+    next one went on from (ms-swift's `elapsed_time` at that step: training, not start-up),
+    from the stage's log, which holds every run, each after its `$ command` line."""
+    if not log.is_file():
+        return 0.0
+    runs = re.split(r"^\$ ", log.read_text(errors="replace"), flags=re.MULTILINE)[1:]
+    total = 0.0
+    for earlier, later in pairwise(runs):
+        resumed = RESUMED_FROM.search(later.split("\n", 1)[0])
+        if resumed is None:
+            continue
+        at = re.findall(
+            rf"'global_step/max_steps': '{resumed.group(1)}/\d+', 'elapsed_time': '([^']+)'",
+            earlier,
+        )
+        if at:
+            h, m, sec = DURATION.fullmatch(at[-1].strip()).groups()
+            total += 3600 * int(h or 0) + 60 * int(m or 0) + int(sec or 0)
+    return total
 
 
 def sft(
@@ -110,6 +172,11 @@ def grpo(
     turn (its mean was ~0.3, about 1/turns, in a first run), which rewards short episodes,
     holes included.
     """
+    resume = None if cmd.finished(stage) else resume_point(out)
+    if resume is not None:
+        keep_trajectories_before(trajectories, int(resume.name.split("-")[-1]))
+    saving = [*CPU_ARGS]
+    saving[saving.index("--save_only_model") + 1] = "false"  # the state to go on from
     command = [
         cmd.bin("swift"), "rlhf", "--rlhf_type", "grpo", "--use_vllm", "false",
         "--model", str(model), *MODEL_ARGS, "--dataset", str(dataset),
@@ -123,15 +190,17 @@ def grpo(
         "--num_iterations", str(iterations), "--scale_rewards", scale_rewards,
         "--warmup_ratio", "0.05",
         "--save_strategy", "steps", "--save_steps", str(min(SAVE_EVERY, steps)),
-        "--save_total_limit", "1", *extra, *CPU_ARGS,
+        "--save_total_limit", "1", *extra, *saving,
         "--seed", str(seed), "--output_dir", str(out),
     ]  # fmt: skip
+    if resume is not None:
+        command += ["--resume_from_checkpoint", str(resume)]
     try:
         seconds = cmd.run(stage, command, {"SWIFT_GYM_TRAJECTORIES": str(trajectories)})
     except RuntimeError as error:
         return ended_early(cmd, out, str(error))
     run_dir, checkpoint, done = last_checkpoint(out)
-    return Trained(checkpoint, done, seconds, run_dir)
+    return Trained(checkpoint, done, seconds + earlier_seconds(cmd.log_path(stage)), run_dir)
 
 
 def ended_early(cmd: Commands, out: Path, error: str) -> Trained:
@@ -146,7 +215,8 @@ def ended_early(cmd: Commands, out: Path, error: str) -> Trained:
     what = f"`{errors[-1][0]}: {errors[-1][1][:160]}`" if errors else "an error"
     where = f" at step {reached[-1][0]} of {reached[-1][1]}" if reached else ""
     ended = f"ms-swift ended the run with {what}{where}; evaluated its step-{saved} checkpoint"
-    return Trained(checkpoint, saved, cmd.log[-1][2], run_dir, ended)
+    seconds = cmd.log[-1][2] + earlier_seconds(cmd.log_path(cmd.log[-1][0]))
+    return Trained(checkpoint, saved, seconds, run_dir, ended)
 
 
 def evaluate(

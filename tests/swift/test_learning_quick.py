@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -301,3 +305,57 @@ def test_experiment_c_prompts_are_ms_swifts_hermes_template_and_a_call_is_one_to
         assert json.loads(parsed.function.arguments) == {"direction": direction}
         reply = policy.reply_message(response)  # evaluate.py's reading of the same reply
         assert reply["tool_calls"][0]["function"]["arguments"] == parsed.function.arguments
+
+
+def kill_processes_naming(text: str) -> list[int]:
+    """SIGKILL every process whose command line holds `text` (`swift rlhf` and its child)."""
+    killed = []
+    for entry in Path("/proc").iterdir():
+        try:
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError):
+            continue
+        if entry.name.isdigit() and text in line and int(entry.name) != os.getpid():
+            os.kill(int(entry.name), signal.SIGKILL)
+            killed.append(int(entry.name))
+    return killed
+
+
+def test_a_grpo_run_killed_half_way_goes_on_from_its_checkpoint(
+    quick: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real `swift rlhf` GRPO run (A's quick warm start and rows, checkpoints every 4 steps),
+    SIGKILLed once its step-4 checkpoint holds the trainer's state, then the same stage again:
+    ms-swift goes on from that checkpoint to the last step, and the training episodes hold
+    each rollout once (the killed run's later ones dropped, the resumed run's kept)."""
+    sys.path.insert(0, str(ROOT / "benchmarks" / "learning"))
+    import stages
+    from commands import Commands
+
+    work = quick / "work" / "seed-0" / "A"
+    _, warm, _ = stages.last_checkpoint(work / "A-sft")
+    monkeypatch.setattr(stages, "SAVE_EVERY", 4)
+    cmd, out, trajectories = Commands(tmp_path, 1), tmp_path / "grpo", tmp_path / "traj"
+    args = (warm, work / "A-grpo-rows.jsonl", out, trajectories, 12, 4, 1, 1e-3, 0.01, 10, 1.0)
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(stages.grpo, cmd, "A0-grpo", *args, 0, 4, "none")
+        deadline = time.monotonic() + 1200
+        while stages.resume_point(out) is None:
+            assert not first.done(), first.result()
+            assert time.monotonic() < deadline, "no checkpoint to go on from"
+            time.sleep(0.2)
+        assert kill_processes_naming(str(out))
+        assert first.result().steps < 12  # cut off
+    point = stages.resume_point(out)
+    again = stages.grpo(cmd, "A0-grpo", *args, 0, 4, "none")
+    _, command, seconds = cmd.log[-1]  # as LEARNING.md lists it: the work dir is $WORK
+    assert f"--resume_from_checkpoint {point}".replace(str(tmp_path), "$WORK") in command
+    assert again.ended is None and again.steps == 12 and again.checkpoint.name == "checkpoint-12"
+    assert again.checkpoint.parent != point.parent  # ms-swift's new run dir
+    assert again.wall_s > seconds  # the killed run's training up to the checkpoint counts
+    labels: dict[int, int] = {}
+    for path in trajectories.rglob("*.jsonl"):
+        for line in path.read_text().splitlines():
+            step = json.loads(line)["training"]["step"]
+            labels[step] = labels.get(step, 0) + 1
+    assert labels == {0: 4, 4: 4, 8: 4}  # a rollout of 4 episodes every 4 steps, each once
