@@ -92,9 +92,11 @@ def test_the_wall_time_counts_each_earlier_run_up_to_where_the_next_went_on(tmp_
         + PROGRESS.format(step=400, t="1h 2m 3s")
         + PROGRESS.format(step=420, t="1h 3m 0s")
         + RUN.format(resume=" --resume_from_checkpoint $WORK/x/v1-1/checkpoint-400")
-        + PROGRESS.format(step=1500, t="59m 59s")
+        + PROGRESS.format(step=1500, t="1d 0h 0m 1s")  # cut off after its last checkpoint
+        + RUN.format(resume=" --resume_from_checkpoint $WORK/x/v2-1/checkpoint-1500")
+        + PROGRESS.format(step=1500, t="2s")
     )
-    assert stages.earlier_seconds(log) == 370 + 3723
+    assert stages.earlier_seconds(log) == 370 + 3723 + 86401
     assert stages.earlier_seconds(tmp_path / "none.log") == 0.0
 
 

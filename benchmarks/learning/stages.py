@@ -45,7 +45,8 @@ checkpoint to evaluate, and a run cut off goes on from it (`resume_point`). A mu
 ERROR_LINE = re.compile(r"^(\w+(?:Error|Exception)): (.*)$", re.MULTILINE)
 PROGRESS = re.compile(r"(\d+)/(\d+) \[")
 RESUMED_FROM = re.compile(r"--resume_from_checkpoint \S*checkpoint-(\d+)")
-DURATION = re.compile(r"(?:(\d+)h)? ?(?:(\d+)m)? ?(?:(\d+)s)?")
+DURATION = re.compile(r"(?:(\d+)d)? ?(?:(\d+)h)? ?(?:(\d+)m)? ?(?:(\d+)s)?")
+"""ms-swift's `elapsed_time` (`swift.utils.format_time`): "1d 2h 3m 4s", "8m 20s", "35s"."""
 
 
 def sets(config: dict) -> list[str]:
@@ -117,9 +118,10 @@ def earlier_seconds(log: Path) -> float:
             rf"'global_step/max_steps': '{resumed.group(1)}/\d+', 'elapsed_time': '([^']+)'",
             earlier,
         )
-        if at:
-            h, m, sec = DURATION.fullmatch(at[-1].strip()).groups()
-            total += 3600 * int(h or 0) + 60 * int(m or 0) + int(sec or 0)
+        duration = DURATION.fullmatch(at[-1].strip()) if at else None
+        if duration is not None:
+            d, h, m, sec = (int(part or 0) for part in duration.groups())
+            total += 86400 * d + 3600 * h + 60 * m + sec
     return total
 
 
