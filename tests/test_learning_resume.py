@@ -97,6 +97,8 @@ def test_the_wall_time_counts_each_earlier_run_up_to_where_the_next_went_on(tmp_
         + PROGRESS.format(step=1500, t="2s")
     )
     assert stages.earlier_seconds(log) == 370 + 3723 + 86401
+    log.write_text(log.read_text() + RUN.format(resume=""))  # started again (other settings)
+    assert stages.earlier_seconds(log) == 0.0
     assert stages.earlier_seconds(tmp_path / "none.log") == 0.0
 
 

@@ -109,6 +109,9 @@ def earlier_seconds(log: Path) -> float:
     if not log.is_file():
         return 0.0
     runs = re.split(r"^\$ ", log.read_text(errors="replace"), flags=re.MULTILINE)[1:]
+    heads = [RESUMED_FROM.search(run.split("\n", 1)[0]) for run in runs]
+    fresh = max((i for i, head in enumerate(heads) if head is None), default=0)
+    runs = runs[fresh:]  # a run that went on from nothing: what came before is not its time
     total = 0.0
     for earlier, later in pairwise(runs):
         resumed = RESUMED_FROM.search(later.split("\n", 1)[0])
