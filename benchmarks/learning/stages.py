@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from itertools import pairwise
 from pathlib import Path
 
 from commands import Commands
@@ -111,12 +110,8 @@ def earlier_seconds(log: Path) -> float:
     runs = re.split(r"^\$ ", log.read_text(errors="replace"), flags=re.MULTILINE)[1:]
     heads = [RESUMED_FROM.search(run.split("\n", 1)[0]) for run in runs]
     fresh = max((i for i, head in enumerate(heads) if head is None), default=0)
-    runs = runs[fresh:]  # a run that went on from nothing: what came before is not its time
-    total = 0.0
-    for earlier, later in pairwise(runs):
-        resumed = RESUMED_FROM.search(later.split("\n", 1)[0])
-        if resumed is None:
-            continue
+    total = 0.0  # from the last run that went on from nothing: what came before is not its time
+    for earlier, resumed in zip(runs[fresh:], heads[fresh + 1 :], strict=False):
         at = re.findall(
             rf"'global_step/max_steps': '{resumed.group(1)}/\d+', 'elapsed_time': '([^']+)'",
             earlier,
