@@ -12,6 +12,7 @@ import json
 import re
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -151,6 +152,48 @@ def test_any_command_ends_quietly_on_a_signal(signum: int, code: int, tmp_path: 
     assert process.returncode == code
     said = stderr.strip()  # no traceback, no "Aborted!": at most what dataset says it did
     assert said in ("", f"interrupted: wrote nothing to {out}"), said
+
+
+SIGNAL_IN_A_FINALIZER = """
+import os, signal, sys, time
+from swift_gym.cli import signals
+
+signals.install()
+
+
+class SignalledWhileCollected:
+    def __del__(self):
+        os.kill(os.getpid(), int(sys.argv[1]))
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:  # Python code: the handler runs, and raises, here
+            pass
+
+
+SignalledWhileCollected()  # collected at once, so its __del__ runs now
+for _ in range(3000):
+    time.sleep(0.01)
+print("the signal was lost")
+"""
+
+
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGINT, -signal.SIGINT), (signal.SIGTERM, 143)]
+)
+def test_a_signal_whose_exception_python_dropped_is_sent_again(signum: int, code: int) -> None:
+    """A real signal that lands in a `__del__`: Python can only drop its handler's exception."""
+    process = subprocess.run(
+        [sys.executable, "-c", SIGNAL_IN_A_FINALIZER, str(int(signum))],
+        capture_output=True,
+        text=True,
+        env=environ(),
+        timeout=WAIT,
+    )
+    assert "lost" not in process.stdout
+    assert process.returncode == code, process.stderr
+    if signum == signal.SIGINT:  # uncaught: Python's traceback, then it ends by SIGINT itself
+        assert process.stderr.rstrip().endswith("KeyboardInterrupt"), process.stderr
+    else:
+        assert process.stderr == ""
 
 
 @pytest.fixture(scope="module")

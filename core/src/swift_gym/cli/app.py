@@ -8,23 +8,22 @@ ways a command ends from outside, handled once for all of them (`run`):
   tools do, also when the pipe closes only for the flush at exit;
 - after either signal, what the signal caught half built or half run is torn down without
   Python's notes about it ("Exception ignored in ...", asyncio's "Task was destroyed but it is
-  pending", "coroutine ... was never awaited"): the command's own line says it was interrupted.
+  pending", "coroutine ... was never awaited"): the command's own line says it was interrupted;
+  a signal that landed in a finalizer, where Python drops its exception, is sent again
+  (`signals`).
 """
 
 from __future__ import annotations
 
-import logging
 import os
-import signal
 import sys
-import warnings
 from typing import Any, NoReturn
 
 import click
 
 from .. import __version__
 from ..errors import SwiftGymError
-from ..plugins import terminate
+from . import signals
 from .dataset import dataset
 from .errors import EXIT_INTERRUPTED, EXIT_TERMINATED, from_library
 from .evaluate import evaluate
@@ -105,31 +104,9 @@ def _drop_stdout() -> None:
         pass
 
 
-def quiet_teardown() -> None:
-    """From a signal on, no notes about objects it left half built or half run (they go as the
-    command ends): a signal can land anywhere, inside an event loop's constructor or between a
-    task's creation and its first step, and each such place printed its own note."""
-    sys.unraisablehook = lambda unraisable: None
-    logging.getLogger("asyncio").disabled = True
-    warnings.simplefilter("ignore")
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    """SIGINT: Python's KeyboardInterrupt, and a quiet teardown from now on."""
-    quiet_teardown()
-    raise KeyboardInterrupt
-
-
-def _terminate(signum: int, frame: Any) -> None:
-    """SIGTERM: `terminate`'s exception, and a quiet teardown from now on."""
-    quiet_teardown()
-    terminate(signum, frame)
-
-
 def run(args: list[str] | None = None) -> NoReturn:
     """Run the command and exit with its code (see the module docstring)."""
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGINT, _interrupt)
+    signals.install()
     try:
         try:
             cli.main(args, prog_name="swift-gym")
@@ -145,5 +122,5 @@ def run(args: list[str] | None = None) -> NoReturn:
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
     if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # eval's own handlers took the signal
-        quiet_teardown()
+        signals.quiet_teardown()
     sys.exit(code)
