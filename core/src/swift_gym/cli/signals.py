@@ -3,11 +3,11 @@ turns the teardown quiet, and a signal whose exception Python dropped is sent ag
 
 Python runs a signal's handler in the main thread at the next bytecode it reaches, and that can
 be inside a finalizer: a `__del__`, a weakref callback, a coroutine's warning that it was never
-awaited. An exception raised there cannot propagate; Python hands it to `sys.unraisablehook` and
-goes on, so the signal was lost and the command ran on (a `dataset -n 300000` sent SIGTERM wrote
-rows until it was killed, about once in 60 tries). `quiet_teardown`'s hook sends such a signal
-again to the main thread, from another thread once the finalizer has returned, so the handler
-runs again where its exception reaches the command.
+awaited, an import's module-lock callback. An exception raised there cannot propagate: Python
+hands it to `sys.unraisablehook` and goes on, so the signal would be lost and the command run
+on. `quiet_teardown`'s hook sends such a signal again to the main thread, from another thread
+once the finalizer has returned, so the handler runs again where its exception reaches the
+command.
 """
 
 from __future__ import annotations
