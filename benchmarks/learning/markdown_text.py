@@ -542,12 +542,13 @@ def what_it_took_c() -> list[str]:
         "term pulls back. C now trains at half A's learning rate for 1500 steps (1.5x A's); "
         "the results above are the first run with it (A and B too).",
         "- *Experiment C at half the learning rate (2026-12-05).* Seed 1 held training success "
-        "0.98 to 1.00 from step 500 to the end and was evaluated at 0.990. Seed 0 won 0.98 to "
-        "0.99 of its training episodes from step 700; at step 1065 one gradient of norm 15 "
-        "(clipped to 1) moved it (KL to the warm start 0.20 -> 0.55), and at step 1077 one "
-        "rollout later its completions grew from 17 to 52 tokens, every episode of that "
-        "rollout invalid (KL 3.7; training success 0.15 in the window of 25 steps from step "
-        "1075). It came back over 175 steps (0.50, 0.74, 0.86, then 0.90 and 0.96 from step "
+        "0.95 to 1.00 (windows of 100 steps) from step 500 to the end and was evaluated at "
+        "0.990. Seed 0 won 0.95 to 0.99 of its training episodes (windows of 100 steps) from "
+        "step 700; at step 1065 one gradient of norm 15 (clipped to 1) moved it (KL to the "
+        "warm start 0.20 -> 0.55), and at step 1077 one rollout later its completions grew "
+        "from 17 to 52 tokens, every episode of that rollout invalid (KL 3.7; training "
+        "success 0.15 in the window of 25 steps from step 1075). It came back over 175 steps "
+        "(0.50, 0.74 and 0.86 in the next three windows of 25, then 0.90 and 0.96 from step "
         "1225) and was evaluated at 0.925, 1.000 greedy: the same kind of jump as seed 1's at "
         "1e-3, smaller, and survived. What sets such a jump off is not known yet.",
     ]
