@@ -33,7 +33,7 @@ def teardown(signal_handler: str | None) -> str:
     prelude = ""
     if signal_handler:
         prelude = (
-            f"from swift_gym.cli.app import {signal_handler}\n"
+            f"from swift_gym.cli.signals import {signal_handler}\n"
             f"try:\n    {signal_handler}(2, None)\nexcept BaseException:\n    pass\n"
         )
     done = subprocess.run(
