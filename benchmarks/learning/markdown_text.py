@@ -424,6 +424,20 @@ def what_it_took() -> list[str]:
         "steps) with no trend, and scored 0.235 held out against the same SFT's 0.210. The "
         "model reads its position but not yet the map around it: half the SFT policy's "
         "failures are holes it walks into.",
+        "- *Experiment A, three seeds (2026-12-05).* Seed 1 collapsed and did not come back. "
+        "Its rollout of training step 168 had every reply valid (171 of 171 turns). Four "
+        "optimizer steps on those episodes later, the policy no longer ended a reply after its "
+        "tag: it wrote `<action>down</action>\\n<action>right</action>\\n` and ran into "
+        "`--max_completion_length`, so 1 turn of 320 was valid in the next rollout, and 0 of "
+        "17,600 in the 55 rollouts after it (to step 392). ms-swift logged KL to the warm start "
+        "0.17 before and 5.8 after. Once every episode of a group is invalid, every reward is "
+        "the same and the advantages are 0, so only the KL term (beta 0.01) pulls back, too "
+        "weakly to bring back the end token. Seed 0 did not collapse. C seed 0's jump in the "
+        "same run (below) was the same failure, junk after `</tool_call>` where the end token "
+        "was, but a fifth of its turns stayed valid (64 of 320 in the next rollout), so its "
+        "episodes still differed in reward, and it came back. Not tried yet: A at C's half "
+        "learning rate, or a reward that tells a reply that does not end from one that ends "
+        "on a valid tag.",
         *what_it_took_c(),
         "",
     ]
