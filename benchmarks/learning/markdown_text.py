@@ -432,9 +432,9 @@ def what_it_took() -> list[str]:
         "17,600 in the 55 rollouts after it (to step 392). ms-swift logged KL to the warm start "
         "0.17 before and 5.8 after. Once every episode of a group is invalid, every reward is "
         "the same and the advantages are 0, so only the KL term (beta 0.01) pulls back, too "
-        "weakly to bring back the end token. Seed 0 did not collapse. C seed 0's jump in the "
-        "same run (below) was the same failure, junk after `</tool_call>` where the end token "
-        "was, but a fifth of its turns stayed valid (64 of 320 in the next rollout), so its "
+        "weakly to bring back the end token. Seeds 0 and 2 did not collapse. C seed 0's jump in "
+        "the same run (below) was the same failure, junk after `</tool_call>` where the end "
+        "token was, but a fifth of its turns stayed valid (64 of 320 in the next rollout), so its "
         "episodes still differed in reward, and it came back. Not tried yet: A at C's half "
         "learning rate, or a reward that tells a reply that does not end from one that ends "
         "on a valid tag.",
