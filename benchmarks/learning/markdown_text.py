@@ -429,7 +429,7 @@ def what_it_took() -> list[str]:
         "optimizer steps on those episodes later, the policy no longer ended a reply after its "
         "tag: it wrote `<action>down</action>\\n<action>right</action>\\n` and ran into "
         "`--max_completion_length`, so 1 turn of 320 was valid in the next rollout, and 0 of "
-        "17,600 in the 55 rollouts after it (to step 392). ms-swift logged KL to the warm start "
+        "58,880 in the 184 rollouts after it (to step 908). ms-swift logged KL to the warm start "
         "0.17 before and 5.8 after. Once every episode of a group is invalid, every reward is "
         "the same and the advantages are 0, so only the KL term (beta 0.01) pulls back, too "
         "weakly to bring back the end token. Seeds 0 and 2 did not collapse. C seed 0's jump in "
