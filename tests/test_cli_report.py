@@ -167,14 +167,25 @@ def test_training_and_eval_runs_compare_and_the_browser_keeps_every_status(
     assert "step 0, rank 0, node pid 100" in html  # where in training each episode was
 
 
+def test_runs_past_z_are_named_aa_ab(runs: dict[str, Path], tmp_path: Path) -> None:
+    # a learning run over 3 seeds reports 30: 21 eval files and 9 training directories
+    out = tmp_path / "many.html"
+    result = run("report", *[str(runs["random"])] * 28, "--episodes", "1", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    header = Page(out.read_text()).tables["summary"][0]
+    assert header[1:4] == ["run A", "run B", "run C"]
+    assert header[26:29] == ["run Z", "run AA", "run AB"]
+    assert header[-1] == "AB \N{MINUS SIGN} A"
+
+
 def test_bad_inputs_are_clear_errors(runs: dict[str, Path], tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     result = run("report", str(empty))
     assert result.returncode == 2
     assert "holds no .jsonl file of episodes" in result.stderr
-    many = run("report", *[str(runs["random"])] * 27, "-o", str(tmp_path / "x.html"))
-    assert many.returncode == 2 and "at most 26 runs" in many.stderr
+    many = run("report", *[str(runs["random"])] * 101, "-o", str(tmp_path / "x.html"))
+    assert many.returncode == 2 and "at most 100 runs" in many.stderr
     cut = tmp_path / "cut.jsonl"
     cut.write_text(runs["oracle"].read_text()[:-200])  # killed mid-line
     partial = run("report", str(cut), "-o", str(tmp_path / "cut.html"))

@@ -28,7 +28,13 @@ from .report_page import Run, render_report
 from .trajectories import read_trajectories, trajectory_files
 from .transcript import plural
 
-LABELS = string.ascii_uppercase
+MAX_RUNS = 100
+"""More is most likely a glob that took too much; a page of 100 runs is already wide."""
+LABELS = [
+    *string.ascii_uppercase,
+    *(a + b for a in string.ascii_uppercase for b in string.ascii_uppercase),
+][:MAX_RUNS]
+"""A, B, ..., Z, then AA, AB, ...: the runs' names on the page."""
 
 
 def load_run(label: str, path: Path, output: Path, limit: int) -> Run:
@@ -81,8 +87,8 @@ def report(trajectories: tuple[Path, ...], output: Path | None, episodes_shown: 
 
     Example: swift-gym report before.jsonl after.jsonl -o compare.html
     """
-    if len(trajectories) > len(LABELS):
-        raise CommandError(f"at most {len(LABELS)} runs in one report, got {len(trajectories)}")
+    if len(trajectories) > MAX_RUNS:
+        raise CommandError(f"at most {MAX_RUNS} runs in one report, got {len(trajectories)}")
     first = trajectories[0]
     output = output or (first / "report.html" if first.is_dir() else first.with_suffix(".html"))
     runs = [
