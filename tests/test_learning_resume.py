@@ -47,6 +47,17 @@ def test_a_failed_or_unrecorded_command_runs_again(tmp_path: Path) -> None:
     assert (tmp_path / "count").read_text() == "xx"
 
 
+def test_a_command_after_one_killed_mid_line_starts_its_own_line(tmp_path: Path) -> None:
+    # a progress bar ends its lines in \r: a run killed there leaves the log mid-line
+    bar = [sys.executable, "-c", "import sys; sys.stdout.write('Train: 91%| 916/1000\\r')"]
+    with pytest.raises(RuntimeError):
+        Commands(tmp_path, 1).run("A0-grpo", [*bar[:2], bar[2] + "; raise SystemExit(1)"])
+    Commands(tmp_path, 1).run("A0-grpo", counting(tmp_path))
+    lines = (tmp_path / "logs" / "A0-grpo.log").read_bytes().decode().split("\n")
+    assert [line[:2] for line in lines if "-c" in line] == ["$ ", "$ "]
+    assert lines[1] == "Train: 91%| 916/1000\r"
+
+
 def checkpoint(out: Path, version: int, step: int, state: bool = True) -> Path:
     path = out / f"v{version}-20261205-1{version:05d}" / f"checkpoint-{step}"
     path.mkdir(parents=True)

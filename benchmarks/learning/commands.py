@@ -79,7 +79,9 @@ class Commands:
         shown = self.shown(command, extra_env)
         started = time.perf_counter()
         with log_path.open("a") as log:
-            log.write(f"$ {shown}\n")
+            # a run killed mid-line (a progress bar ends in \r) leaves no newline: the command
+            # line must start a line, as `earlier_seconds` finds each run by it
+            log.write(f"{'' if ends_a_line(log_path) else chr(10)}$ {shown}\n")
             log.flush()
             result = subprocess.run(
                 command,
@@ -144,3 +146,12 @@ def _read_record(path: Path | None) -> dict | None:
         and isinstance(record.get("command"), str)
     )
     return record if ok else None
+
+
+def ends_a_line(path: Path) -> bool:
+    """Whether the file is empty or ends in a newline."""
+    with path.open("rb") as file:
+        if file.seek(0, 2) == 0:
+            return True
+        file.seek(-1, 2)
+        return file.read(1) == b"\n"
