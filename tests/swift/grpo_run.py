@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tiny_model import build_tiny_model
 
@@ -29,8 +30,27 @@ def swift_rlhf(
     new tiny model); `args`: more `swift rlhf` arguments (`--agent_template hermes`; a repeated flag
     overrides the one above)."""
     model = model or build_tiny_model(root / "model")
+    command = rlhf_command(root, dataset, gym_env, max_turns, reward_funcs, batch_size, model, args)
+    assert "--external_plugins" not in command
+    result = run_rlhf(command, env)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    (run_dir,) = (root / "output").iterdir()
+    return run_dir
+
+
+def rlhf_command(
+    root: Path,
+    dataset: Path,
+    gym_env: str,
+    max_turns: int,
+    reward_funcs: Sequence[str],
+    batch_size: int,
+    model: Path,
+    args: Sequence[str] = (),
+) -> list[str]:
+    """`swift_rlhf`'s command line (with no --external_plugins)."""
     swift = Path(sys.executable).with_name("swift")
-    command = [
+    return [
         str(swift), "rlhf", "--rlhf_type", "grpo", "--use_vllm", "false",
         "--model", str(model), "--model_type", "qwen2", "--template", "qwen2_5",
         "--check_model", "false", "--dataset", str(dataset),
@@ -43,10 +63,10 @@ def swift_rlhf(
         "--log_completions", "true", "--save_strategy", "no",
         "--output_dir", str(root / "output"), *args,
     ]  # fmt: skip
+
+
+def run_rlhf(command: list[str], env: dict[str, str] | None = None) -> Any:
+    """Run `command` in a new process without this one's SWIFT_GYM_ variables, plus `env`."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
     environ.update(env or {})
-    result = subprocess.run(command, capture_output=True, text=True, timeout=900, env=environ)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "--external_plugins" not in " ".join(command)
-    (run_dir,) = (root / "output").iterdir()
-    return run_dir
+    return subprocess.run(command, capture_output=True, text=True, timeout=900, env=environ)

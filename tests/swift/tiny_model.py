@@ -30,14 +30,16 @@ def build_tiny_model(
     corpus: Sequence[str] = (),
     added_tokens: Sequence[str] = (),
     vocab_size: int = 400,
+    positions: int = 4096,
 ) -> Path:
     """Write tokenizer and model files into `out` and return it.
 
     vLLM's CPU attention wants a head size of 64: give `hidden_size=128` (2 heads) for it.
     `corpus`: more text for the BPE to learn (shorter prompts for a test that trains on them);
     `added_tokens`: strings that become one token each (a whole reply the model must learn to
-    write, such as a tool call); `vocab_size`: the BPE's (a bigger corpus can use more). With
-    the defaults the tokenizer is the one every other test uses.
+    write, such as a tool call); `vocab_size`: the BPE's (a bigger corpus can use more);
+    `positions`: `max_position_embeddings`, the context ms-swift's engines allow. With the
+    defaults the tokenizer is the one every other test uses.
     """
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -67,7 +69,7 @@ def build_tiny_model(
         num_hidden_layers=2,
         num_attention_heads=2,
         num_key_value_heads=1,
-        max_position_embeddings=4096,
+        max_position_embeddings=positions,
         tie_word_embeddings=True,
         eos_token_id=fast.eos_token_id,
         pad_token_id=fast.pad_token_id,

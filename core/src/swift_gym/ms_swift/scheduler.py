@@ -16,6 +16,9 @@ Same flags and hooks as `gym_scheduler`, plus:
   results reach `rollout_infos` and the trajectory files. Text envs play exactly as before.
 - an env that replaces the chat (`Env.rewritten_context`: an `AgentEnv` whose program
   rewrote its history) has the next turn play exactly its messages (`contexts`).
+- an episode whose next prompt would leave its engine no room to generate (`max_model_len`)
+  ends before that turn, as a turn limit would end it, with `rollout_infos['context_full']`
+  (`context_room`); ms-swift would end the whole run;
 - with `SWIFT_GYM_RAY_ADDRESS` set, each episode's env is built and played inside a Ray actor
   on that cluster (`swift_gym.ray`), found by its swift-gym name; the actors are reused across
   batches and killed when the process exits.
@@ -43,10 +46,11 @@ from ..tool_turns import (
     tool_messages,
 )
 from ..tools import ToolCall, ToolResult, offered_tools
+from .context_room import ContextRoom, Fit, added_tokens
 from .contexts import replacement
 from .factories import drive
 from .tool_turn_ids import response_ids, trimmed_turn
-from .trajectory_log import TrajectoryLog, calling_trainer, encoded_turn
+from .trajectory_log import TrajectoryLog, calling_trainer, encoded_turn, weak_reference
 
 logger = logging.getLogger("swift_gym")
 
@@ -153,7 +157,11 @@ def make_scheduler_class(base: type) -> type:
             self._records: dict[str, dict[str, Any]] = {}
             self._timeout = step_timeout()
             self._logged: set[tuple[str, str, str]] = set()
-            self._trajectories = TrajectoryLog.from_environment(calling_trainer())
+            trainer = calling_trainer()
+            self._trainer = weak_reference(trainer)
+            self._trajectories = TrajectoryLog.from_environment(trainer)
+            self._room: ContextRoom | bool | None = None  # None: not looked up yet
+            self._reply_ids: dict[str, list[list[int]]] = {}
             self._pending_tools: dict[str, list[dict[str, Any]]] = {}
             self._replies: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {}
             self._pending_context: dict[str, list[dict[str, Any]]] = {}
@@ -326,11 +334,94 @@ def make_scheduler_class(base: type) -> type:
                         len(turns) + 1, reply, observation, reward, done, info, **tool_turn
                     )
                 )
+            ended = done or bool(self.max_turns and current_turn >= self.max_turns)
+            fit = None if ended else self._next_prompt_fit(request, response_choice, context)
+            cut = fit is not None and not fit.fits
+            if cut:
+                self._context_full(uuid, current_turn, fit)
             infos = self._rollout_infos(uuid, done)
-            if done or (self.max_turns and current_turn >= self.max_turns):
+            if ended or cut:
                 self._finished(uuid, done)
                 await self._close_and_remove(uuid)  # GYMScheduler keeps envs cut off by max_turns
-            return {"done": done, "rollout_infos": infos}
+            return {"done": done or cut, "rollout_infos": infos}
+
+        def _context_room(self) -> ContextRoom | None:
+            """The engine's room; looked up at the first turn, as the trainer builds its
+            engine after its scheduler. None when nothing says it."""
+            if self._room is None:
+                engine = self.infer_engine
+                if engine is None and self._trainer is not None:
+                    engine = getattr(self._trainer(), "engine", None)
+                self._room = ContextRoom.of(engine) or False
+            return self._room or None
+
+        def _next_prompt_fit(
+            self, request: Any, response_choice: Any, context: list | None
+        ) -> Fit | None:
+            """Whether the episode's next prompt leaves its engine room to generate; None
+            when the engine does not say how much room it has."""
+            room = self._context_room()
+            if room is None:
+                return None
+            uuid = request.uuid
+            if context is not None:  # the env replaced the chat: counted, as text
+                return room.next_prompt(uuid, None, lambda: self._replaced_prompt(request, context))
+            last = request.messages[-1] if request.messages else {}
+            newest: list[int] = []
+            if last.get("role") == "assistant":  # the ids ms-swift keeps for this reply
+                newest = list(self.get_response_token_data(request, response_choice)[0])
+            observation = self._pending_obs.get(uuid)
+            new = self._pending_tools.get(uuid) or (
+                [{"role": "user", "content": observation}] if observation is not None else []
+            )
+            added = added_tokens(newest, last.get("content"), new)
+            return room.next_prompt(
+                uuid, added, lambda: self._extended_prompt(request, new, newest)
+            )
+
+        def _extended_prompt(
+            self, request: Any, new: list[dict[str, Any]], newest: list[int]
+        ) -> tuple[list[dict[str, Any]], Any]:
+            """The next prompt as the engine gets it: the chat with `new` messages, each
+            reply as the ids ms-swift sends in its place (as text if they cannot be matched)."""
+            messages = plain_copy(request.messages) + plain_copy(new)
+            replies = [*self._reply_ids.get(request.uuid, []), newest]
+            positions = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+            if len(positions) == len(replies) and all(replies):
+                for position, ids in zip(positions, replies, strict=True):
+                    messages[position]["content"] = list(ids)
+            return messages, getattr(request, "tools", None)
+
+        def _replaced_prompt(self, request: Any, context: list) -> tuple[list, Any]:
+            swap = replacement(context, self._replies.get(request.uuid, []))
+            offered = (self._records.get(request.uuid) or {}).get("offered")
+            return plain_copy(swap.messages), offered or getattr(request, "tools", None)
+
+        def _context_full(self, uuid: str, turn: int, fit: Fit) -> None:
+            """Record (and log once per env) an episode ended before a prompt too long."""
+            record = self._records[uuid]
+            room = self._context_room()
+            limit = room.max_model_len if room is not None else None
+            record["context_full"] = {
+                "turn": turn + 1,
+                "prompt_tokens": fit.tokens,
+                "counted": fit.counted,
+                "max_model_len": limit,
+            }
+            key = (str(record["env"]), "context", "full")
+            if key not in self._logged:
+                self._logged.add(key)
+                logger.warning(
+                    "swift-gym: env %s: an episode ended before turn %d, whose prompt (%d "
+                    "tokens) leaves no room to generate within max_model_len %s; its reward "
+                    "is what it earned so far. Shorten the env's observations or --max_turns, "
+                    "or give a longer --vllm_max_model_len (further episodes ended this way "
+                    "are only recorded, in rollout_infos['context_full'])",
+                    record["env"],
+                    turn + 1,
+                    fit.tokens,
+                    limit,
+                )
 
         def step(self, request: Any, response_choice: Any, current_turn: int) -> dict:
             """The next turn's messages: the tool results as tool messages, else the
@@ -406,6 +497,11 @@ def make_scheduler_class(base: type) -> type:
                 self._keep_text.discard(request.uuid)
                 return
             super().set_assistant_message_token_ids(request, token_ids)
+            if self._room:  # kept to count the next prompt as the engine gets it
+                kept = self._reply_ids.setdefault(request.uuid, [])
+                replies = sum(1 for m in request.messages if m.get("role") == "assistant")
+                del kept[max(replies - 1, 0) :]  # a continued reply replaces its ids
+                kept.append(list(token_ids))
 
         def _finished(self, uuid: str, done: bool) -> None:
             """The episode ended: into the trajectory file, if one was asked for."""
@@ -436,6 +532,7 @@ def make_scheduler_class(base: type) -> type:
                 "step_infos": steps,  # the same growing list each turn: no O(turns^2) copies
                 "env_metrics": metrics if isinstance(metrics, dict) else {},
                 "env_error": record["error"],
+                "context_full": record["context_full"],
                 **tools,
             }
 
@@ -447,6 +544,9 @@ def make_scheduler_class(base: type) -> type:
             self._replies.pop(uuid, None)
             self._pending_context.pop(uuid, None)
             self._keep_text.discard(uuid)
+            self._reply_ids.pop(uuid, None)
+            if self._room:
+                self._room.forget(uuid)
 
     SwiftGymScheduler.__doc__ = (
         "GYMScheduler that records each step's info and metrics, and isolates env failures."
@@ -466,6 +566,7 @@ def _new_record(env_name: Any) -> dict[str, Any]:
         "reset_info": None,
         "step_infos": [],
         "error": None,
+        "context_full": None,
         "turns": [],
         "tools": None,
         "tool_calls": [],

@@ -131,7 +131,8 @@ def episode_record(
 
     `episode` holds what the scheduler kept: `env`, `env_config` (the dataset row's),
     `system_prompt`, `observation` (the first), `reset_info`, `error`, and `tools` (the
-    schemas a tool env offered; kept in the record only when there are some).
+    schemas a tool env offered; kept in the record only when there are some) and
+    `context_full` (set when the next prompt would not have fit: status "context_full").
     `index` is the process's `training.sequence`; `seed` is the row's `env_config.seed`.
     `total_reward` is what training got (0 for an episode an env error ended); beyond the
     largest float (finite step rewards that overflow the sum) the episode is an error.
@@ -156,7 +157,8 @@ def episode_record(
         record.update(status="error", error=OVERFLOWED, total_reward=None)
     else:  # as `swift-gym eval` decides them, from the last step's info
         info = _last_info(episode, turns)
-        record["status"] = final_status(info, done)
+        status = "context_full" if episode.get("context_full") else final_status(info, done)
+        record["status"] = status
         record["success"] = succeeded(info, done, total_reward)
     record["training"] = training
     return record
@@ -204,7 +206,7 @@ class TrajectoryLog:
 
     def __init__(self, directory: str, trainer: Any = None):
         self.directory = directory
-        self._trainer = _weak(trainer)
+        self._trainer = weak_reference(trainer)
         self.rank = self._rank(trainer)
         self.host = socket.gethostname()
 
@@ -258,7 +260,9 @@ class TrajectoryLog:
         file.append(build)
 
 
-def _weak(value: Any) -> Any:
+def weak_reference(value: Any) -> Any:
+    """A callable giving `value` back without keeping it alive (the trainer holds the
+    scheduler that holds this); None for None."""
     if value is None:
         return None
     try:
