@@ -238,6 +238,8 @@ def jobs_text(meta: dict) -> str:
     text = f", {jobs} experiment runs at once" if jobs > 1 else ""
     if resumed:
         text += f", {resumed} run(s) read back from an earlier start with the same settings"
+    if resumed and meta.get("first_started"):  # the run spans every start since its first
+        text += f" (the run's first start: {meta['first_started']})"
     return text
 
 
@@ -429,10 +431,14 @@ def what_it_took() -> list[str]:
         "optimizer steps on those episodes later, the policy no longer ended a reply after its "
         "tag: it wrote `<action>down</action>\\n<action>right</action>\\n` and ran into "
         "`--max_completion_length`, so 1 turn of 320 was valid in the next rollout, and 0 of "
-        "58,880 in the 184 rollouts after it (to step 908). ms-swift logged KL to the warm start "
+        "65,900 in the 206 rollouts after it (to step 996). ms-swift logged KL to the warm start "
         "0.17 before and 5.8 after. Once every episode of a group is invalid, every reward is "
         "the same and the advantages are 0, so only the KL term (beta 0.01) pulls back, too "
-        "weakly to bring back the end token. Seeds 0 and 2 did not collapse. C seed 0's jump in "
+        "weakly to bring back the end token. After 1000 steps it was evaluated at 0.010 (0.000 "
+        "greedy), where it started: the evaluation reads a reply's first tag (the env's "
+        "default), so its replies (`<action>up</action>` and three stray tokens) are moves "
+        "there, and they play like the warm start's. Seeds 0 and 2 did not collapse. C seed "
+        "0's jump in "
         "the same run (below) was the same failure, junk after `</tool_call>` where the end "
         "token was, but a fifth of its turns stayed valid (64 of 320 in the next rollout), so its "
         "episodes still differed in reward, and it came back. Not tried yet: A at C's half "
@@ -502,7 +508,8 @@ def what_it_took_c() -> list[str]:
         "of ~200 tokens, and 10 of them passed the 2048 positions the scratch model declared. "
         "ms-swift 4.6 does not end such an episode; it ends the training run. C's model now "
         "declares 8192 (rotary positions: no weights change); A and B's contexts stay far "
-        "below 2048.",
+        "below 2048. Since 2026-12-05 the `swift_gym` scheduler ends such an episode before "
+        "the turn that would not fit and the run goes on (`swift_gym.ms_swift.context_room`).",
         "- *Experiment C, the cost.* Without gradient checkpointing (the model's activations fit "
         "many times over) a GRPO step of C took 0.86 s against 0.92 s with 2 threads, and 1.20 "
         "s against 1.43 s with 1, with the same losses; two runs of 1 thread at once took "

@@ -360,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
             "threads": args.threads,
             "jobs": args.jobs,
             "resumed_units": resumed,
+            "first_started": first_start(work, units, begun),
             "cpu": platform.processor() or platform.machine(),
             "python": platform.python_version(),
             "model": model,
@@ -440,6 +441,17 @@ def run_unit(
     }  # fmt: skip
     saved.write_text(json.dumps(unit, indent=1))
     return {**unit, "resumed": 0}
+
+
+def first_start(work: Path, units: list[tuple[str, int]], begun: datetime) -> str:
+    """When the oldest unit of this run started (its key.json was written then): a run cut off
+    and resumed spans every invocation since."""
+    stamps = [begun.timestamp()]
+    for name, seed in units:
+        key = work / f"seed-{seed}" / name / "key.json"
+        if key.is_file():
+            stamps.append(key.stat().st_mtime)
+    return datetime.fromtimestamp(min(stamps), timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def unit_settings(settings: Settings, name: str) -> dict:
