@@ -31,6 +31,11 @@ BENCHMARKS = {
         ["--trajectories", "10000", "--repeats", "5", "--memory-repeats", "3"],
         ["--trajectories", "500", "--repeats", "1", "--memory-repeats", "1"],
     ),
+    # the scheduler's check that each next prompt fits the engine, against the engine's encoding
+    "bench_context_room.py": (
+        ["--trajectories", "2000", "--repeats", "5"],
+        ["--trajectories", "100", "--repeats", "1"],
+    ),
     "bench_tools.py": (
         ["--calls", "20000", "--repeats", "9"],
         ["--calls", "200", "--repeats", "1"],

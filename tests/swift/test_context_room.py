@@ -149,3 +149,19 @@ def test_a_template_that_refuses_the_prompt_as_too_long_counts_as_full(template)
     room = ContextRoom(strict, 1000)
     fit = room.next_prompt("a", None, lambda: ([{"role": "user", "content": "x " * 50}], None))
     assert not fit.fits and fit.tokens == 1000
+
+
+def test_a_count_that_fails_turns_the_check_off_and_the_rollout_goes_on(
+    play, monkeypatch, caplog
+) -> None:
+    def broken(self, messages, tools):
+        raise RecursionError("deep")
+
+    monkeypatch.setattr(ContextRoom, "count", broken)
+    with caplog.at_level("WARNING", logger="swift_gym"):
+        (long, short), _ = play("swift_gym", 100_000)
+    assert long["num_turns"] == short["num_turns"] == MAX_TURNS
+    assert [r.message for r in caplog.records if "counting a prompt" in r.message] == [
+        "swift-gym: counting a prompt's tokens failed (RecursionError: deep): episodes are no "
+        "longer ended before a prompt that leaves no room to generate"
+    ]

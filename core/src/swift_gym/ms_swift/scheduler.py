@@ -363,6 +363,19 @@ def make_scheduler_class(base: type) -> type:
             room = self._context_room()
             if room is None:
                 return None
+            try:
+                return self._fit(room, request, response_choice, context)
+            except Exception as error:  # a check that fails must not fail the batch
+                self._room = False
+                logger.warning(
+                    "swift-gym: counting a prompt's tokens failed (%s: %s): episodes are no "
+                    "longer ended before a prompt that leaves no room to generate",
+                    type(error).__name__,
+                    _text(error),
+                )
+                return None
+
+        def _fit(self, room: ContextRoom, request: Any, response_choice: Any, context: Any) -> Fit:
             uuid = request.uuid
             if context is not None:  # the env replaced the chat: counted, as text
                 return room.next_prompt(uuid, None, lambda: self._replaced_prompt(request, context))
@@ -383,7 +396,8 @@ def make_scheduler_class(base: type) -> type:
             self, request: Any, new: list[dict[str, Any]], newest: list[int]
         ) -> tuple[list[dict[str, Any]], Any]:
             """The next prompt as the engine gets it: the chat with `new` messages, each
-            reply as the ids ms-swift sends in its place (as text if they cannot be matched)."""
+            reply as the ids ms-swift sends in its place (as text if they cannot be matched;
+            a tool turn's newest reply keeps the end token `_tool_turn` trims: one over)."""
             messages = plain_copy(request.messages) + plain_copy(new)
             replies = [*self._reply_ids.get(request.uuid, []), newest]
             positions = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
@@ -501,7 +515,7 @@ def make_scheduler_class(base: type) -> type:
                 kept = self._reply_ids.setdefault(request.uuid, [])
                 replies = sum(1 for m in request.messages if m.get("role") == "assistant")
                 del kept[max(replies - 1, 0) :]  # a continued reply replaces its ids
-                kept.append(list(token_ids))
+                kept.append(token_ids)  # ms-swift's list, only read here
 
         def _finished(self, uuid: str, done: bool) -> None:
             """The episode ended: into the trajectory file, if one was asked for."""
