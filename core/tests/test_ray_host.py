@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from swift_gym.ray.host import EnvHost
+from swift_gym.ray.host import ABANDONED_KEPT, EnvHost
 
 pytest.importorskip("swift_gym_frozen_lake")
 
@@ -36,7 +36,7 @@ async def test_abandon_before_the_open_ends_closes_it_once_built() -> None:
     opening = asyncio.ensure_future(played.open({"seed": 0}, "early"))
     await played.abandon("early")  # arrives while the env is being built
     key, _, _ = await opening
-    assert played.stats()["open"] == 0 and played._abandoned == set()
+    assert played.stats()["open"] == 0 and not played._abandoned
     with pytest.raises(LookupError, match="closed"):
         await played.reset(key)
 
@@ -47,4 +47,17 @@ async def test_an_open_that_fails_leaves_no_token_behind() -> None:
     await played.abandon("bad")
     with pytest.raises(Exception, match="size"):
         await opening
-    assert played._abandoned == set() and played.stats()["open"] == 0
+    assert not played._abandoned and played.stats()["open"] == 0
+
+
+async def test_abandoned_tokens_whose_open_never_comes_are_bounded() -> None:
+    played = host()
+    for index in range(ABANDONED_KEPT + 5):  # their opens failed before they reached the actor
+        await played.abandon(f"lost-{index}")
+    assert len(played._abandoned) == ABANDONED_KEPT
+    assert "lost-0" not in played._abandoned and f"lost-{ABANDONED_KEPT + 4}" in played._abandoned
+    await played.abandon("late")  # the newest still closes its episode once it is built
+    key, _, _ = await played.open({"seed": 0}, "late")
+    assert played.stats()["open"] == 0 and "late" not in played._abandoned
+    with pytest.raises(LookupError, match="closed"):
+        await played.reset(key)

@@ -24,6 +24,9 @@ from ..registry import default_registry
 CALL_TIMEOUT = 7 * 24 * 3600.0
 """No limit of the host's own: a step's timeout is the caller's (it stops waiting)."""
 QUERIES = ("oracle_reply", "sample_replies")
+ABANDONED_KEPT = 10_000
+"""Tokens of abandoned opens kept until their open arrives. One whose open never comes (it
+failed before it reached this actor) would stay forever: the oldest are forgotten past this."""
 """The env's synchronous methods the caller may ask for by name; nothing else."""
 
 
@@ -65,7 +68,7 @@ class EnvHost:
         self._episodes: dict[int, _Episode] = {}
         self._ids = itertools.count()
         self._where: dict[str, Any] | None = None
-        self._abandoned: set[str] = set()
+        self._abandoned: dict[str, None] = {}  # in the order they came: the oldest go first
         self.played = 0
 
     def where(self) -> dict[str, Any]:
@@ -95,13 +98,13 @@ class EnvHost:
         except BaseException:
             episode.stop()
             if token is not None:
-                self._abandoned.discard(token)
+                self._abandoned.pop(token, None)
             raise
         key = next(self._ids)
         self._episodes[key] = episode
         self.played += 1
         if token is not None and token in self._abandoned:  # given up while it was built
-            self._abandoned.discard(token)
+            del self._abandoned[token]
             await self.close(key)
         return key, hint, self.where()
 
@@ -112,7 +115,9 @@ class EnvHost:
             if episode.token == token:
                 await self.close(key)
                 return
-        self._abandoned.add(token)
+        self._abandoned[token] = None
+        if len(self._abandoned) > ABANDONED_KEPT:
+            del self._abandoned[next(iter(self._abandoned))]
 
     async def reset(self, key: int, request: Any = None) -> tuple[Any, dict[str, Any]]:
         """The env's `reset()` answer, and its view."""
