@@ -37,6 +37,7 @@ STATUS_COLOURS = {
     "hole": "#76b7b2",
     "max_turns": "#f28e2b",
     "max_steps": "#edc948",
+    "context_full": "#c85200",  # the scheduler ended it: its next prompt would not fit
     "error": "#e15759",
     "invalid_action": "#ff9da7",
     "not_played": "#bab0ac",
