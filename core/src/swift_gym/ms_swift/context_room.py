@@ -15,12 +15,9 @@ reaches the limit.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-logger = logging.getLogger("swift_gym")
 
 WRAP = 64
 """Tokens a chat template may spend around one message (role markers, separators, a tool
