@@ -41,18 +41,23 @@ def post(url: str, payload: dict, timeout: float = 600) -> Any:
 
 
 def start(
-    model: Path, max_turns: int, log_path: Path, settings: Mapping[str, str]
+    model: Path,
+    max_turns: int,
+    log_path: Path,
+    settings: Mapping[str, str],
+    max_model_len: int = 2048,
 ) -> tuple[subprocess.Popen, str]:
     """`swift rollout` playing FrozenLake with `model`; the process and its base URL.
 
-    `settings` are the SWIFT_GYM_* variables it gets; none of the caller's reach it."""
+    `settings` are the SWIFT_GYM_* variables it gets; none of the caller's reach it.
+    `max_model_len`: vLLM's context (`--vllm_max_model_len`)."""
     port = free_port()
     command = [
         str(Path(sys.executable).with_name("swift")), "rollout",
         "--model", str(model), "--model_type", "qwen2", "--template", "qwen2_5",
         "--host", "127.0.0.1", "--port", str(port),
         "--multi_turn_scheduler", "swift_gym", "--gym_env", "frozen_lake",
-        "--max_turns", str(max_turns), "--vllm_max_model_len", "2048",
+        "--max_turns", str(max_turns), "--vllm_max_model_len", str(max_model_len),
     ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
     env.update(
