@@ -24,10 +24,10 @@ from ..registry import default_registry
 CALL_TIMEOUT = 7 * 24 * 3600.0
 """No limit of the host's own: a step's timeout is the caller's (it stops waiting)."""
 QUERIES = ("oracle_reply", "sample_replies")
+"""The env's synchronous methods the caller may ask for by name; nothing else."""
 ABANDONED_KEPT = 10_000
 """Tokens of abandoned opens kept until their open arrives. One whose open never comes (it
 failed before it reached this actor) would stay forever: the oldest are forgotten past this."""
-"""The env's synchronous methods the caller may ask for by name; nothing else."""
 
 
 class _Episode:
