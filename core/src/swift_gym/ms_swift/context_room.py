@@ -26,11 +26,13 @@ response's tags): ChatML spends 5."""
 
 @dataclass(frozen=True)
 class Fit:
-    """One episode's next prompt: whether it fits, and its tokens (a bound when not counted)."""
+    """One episode's next prompt: whether it fits, its tokens (a bound when not counted), and
+    the engine's `max_model_len` it was held to."""
 
     fits: bool
     tokens: int
     counted: bool
+    max_model_len: int
 
 
 class ContextRoom:
@@ -67,10 +69,10 @@ class ContextRoom:
         last = self._bounds.get(key)
         if last is not None and added is not None and last + added < self.limit:
             self._bounds[key] = last + added
-            return Fit(True, last + added, counted=False)
+            return Fit(True, last + added, False, self.max_model_len)
         tokens = self.count(*prompt())
         self._bounds[key] = tokens
-        return Fit(tokens < self.limit, tokens, counted=True)
+        return Fit(tokens < self.limit, tokens, True, self.max_model_len)
 
     def count(self, messages: list[dict[str, Any]], tools: list[Any] | None) -> int:
         """The prompt's tokens as the engine's template encodes it; a prompt the template

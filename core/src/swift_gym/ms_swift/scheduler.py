@@ -414,27 +414,25 @@ def make_scheduler_class(base: type) -> type:
         def _context_full(self, uuid: str, turn: int, fit: Fit) -> None:
             """Record (and log once per env) an episode ended before a prompt too long."""
             record = self._records[uuid]
-            room = self._context_room()
-            limit = room.max_model_len if room is not None else None
             record["context_full"] = {
                 "turn": turn + 1,
                 "prompt_tokens": fit.tokens,
                 "counted": fit.counted,
-                "max_model_len": limit,
+                "max_model_len": fit.max_model_len,
             }
             key = (str(record["env"]), "context", "full")
             if key not in self._logged:
                 self._logged.add(key)
                 logger.warning(
                     "swift-gym: env %s: an episode ended before turn %d, whose prompt (%d "
-                    "tokens) leaves no room to generate within max_model_len %s; its reward "
+                    "tokens) leaves no room to generate within max_model_len %d; its reward "
                     "is what it earned so far. Shorten the env's observations or --max_turns, "
                     "or give a longer --vllm_max_model_len (further episodes ended this way "
                     "are only recorded, in rollout_infos['context_full'])",
                     record["env"],
                     turn + 1,
                     fit.tokens,
-                    limit,
+                    fit.max_model_len,
                 )
 
         def step(self, request: Any, response_choice: Any, current_turn: int) -> dict:
