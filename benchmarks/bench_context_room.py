@@ -96,6 +96,25 @@ def rollout(engine: Any, count: int) -> list:
     return outputs
 
 
+def full_counts(run: Any) -> int:
+    """How many prompts `run()` made the check count in full (the rest it bounded); counted in
+    a run of its own, so the timed runs call the check as it is."""
+    counted = 0
+    count_prompt = ContextRoom.count
+
+    def counting(self: ContextRoom, messages: list, tools: Any) -> int:
+        nonlocal counted
+        counted += 1
+        return count_prompt(self, messages, tools)
+
+    ContextRoom.count = counting  # type: ignore[method-assign]
+    try:
+        run()
+    finally:
+        ContextRoom.count = count_prompt  # type: ignore[method-assign]
+    return counted
+
+
 def measure(count: int, repeats: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         return measure_with(scratch_template(Path(tmp) / "model"), count, repeats)
@@ -115,14 +134,6 @@ def measure_with(template: Any, count: int, repeats: int) -> dict[str, Any]:
     def encoding() -> ScriptedEngine:
         return EncodingEngine(replies, template)
 
-    counted: list[int] = []
-    count_prompt = ContextRoom.count
-
-    def counting(self: ContextRoom, messages: list, tools: Any) -> int:
-        counted.append(1)
-        return count_prompt(self, messages, tools)
-
-    ContextRoom.count = counting  # type: ignore[method-assign]
     turns: list[int] = []
 
     def timer(make: Any) -> Any:
@@ -135,9 +146,7 @@ def measure_with(template: Any, count: int, repeats: int) -> dict[str, Any]:
 
         return run
 
-    counted.clear()
-    rollout(checked(), count)
-    counts_per_episode = len(counted) / count
+    counts_per_episode = full_counts(lambda: rollout(checked(), count)) / count
     times = interleaved(
         {"plain": timer(plain), "checked": timer(checked), "encoding": timer(encoding)}, repeats
     )
