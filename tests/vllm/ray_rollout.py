@@ -26,17 +26,12 @@ SEEDS = [0, 1, 2, 3]
 INVALID_ACTION_REWARD = 0.25
 
 
-def rows() -> list[dict]:
-    return [
-        {
-            "messages": [{"role": "user", "content": "<placeholder>"}],
-            "uuid": f"ray-{seed}",
-            "data_dict": {
-                "env_config": {"seed": seed, "invalid_action_reward": INVALID_ACTION_REWARD}
-            },
-        }
+def rows() -> dict[str, dict]:
+    """uuid -> env_config of each row posted."""
+    return {
+        f"ray-{seed}": {"seed": seed, "invalid_action_reward": INVALID_ACTION_REWARD}
         for seed in SEEDS
-    ]
+    }
 
 
 def main(root: Path) -> None:
@@ -52,11 +47,7 @@ def main(root: Path) -> None:
             {"SWIFT_GYM_RAY_ADDRESS": started.address, "SWIFT_GYM_TRAJECTORIES": str(trajectories)},
         )
         try:
-            payload = {
-                "infer_requests": rows(),
-                "request_config": {"max_tokens": 8, "temperature": 1.0},
-            }
-            outputs = rollout_server.post(f"{url}/infer/", payload)
+            outputs = rollout_server.infer(url, rows())
             ray.init(address=started.address, log_to_driver=False)  # to count the actors
             serving = [actor.get("ActorClassName") for actor in live_actors()]
         finally:

@@ -40,6 +40,21 @@ def post(url: str, payload: dict, timeout: float = 600) -> Any:
         return json.loads(response.read())
 
 
+def infer(url: str, env_configs: Mapping[str, dict]) -> Any:
+    """The server's answers to one row per (uuid, env_config): each row the placeholder user
+    message that the env's reset replaces, 8 tokens a reply sampled at temperature 1."""
+    requests = [
+        {
+            "messages": [{"role": "user", "content": "<placeholder>"}],
+            "uuid": uuid,
+            "data_dict": {"env_config": env_config},
+        }
+        for uuid, env_config in env_configs.items()
+    ]
+    config = {"max_tokens": 8, "temperature": 1.0}
+    return post(f"{url}/infer/", {"infer_requests": requests, "request_config": config})
+
+
 def start(
     model: Path,
     max_turns: int,

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 import rollout_server
-from rollout_server import post
+from rollout_server import infer
 from tiny_model import build_tiny_model
 
 MAX_TURNS = 8
@@ -38,16 +38,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_episodes_that_outgrow_vllms_context_end_and_the_server_answers(server: str) -> None:
     seeds = [0, 1]
-    requests = [
-        {
-            "messages": [{"role": "user", "content": "<placeholder>"}],
-            "uuid": f"row-{seed}",
-            "data_dict": {"env_config": {"seed": seed}},
-        }
-        for seed in seeds
-    ]
-    payload = {"infer_requests": requests, "request_config": {"max_tokens": 8, "temperature": 1.0}}
-    outputs = post(f"{server}/infer/", payload)
+    outputs = infer(server, {f"row-{seed}": {"seed": seed} for seed in seeds})
     assert isinstance(outputs, list) and len(outputs) == len(seeds)
     for output in outputs:
         infos = output["rollout_infos"]

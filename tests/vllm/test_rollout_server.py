@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonl_records
 import pytest
 import rollout_server
-from rollout_server import post
+from rollout_server import infer
 from tiny_model import build_tiny_model
 
 from swift_gym_frozen_lake import generate_random_map
@@ -50,16 +50,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, trajectories: Path) -> Iter
 
 def test_frozen_lake_rows_run_in_the_rollout_worker(server: str) -> None:
     seeds = [0, 1, 2]
-    requests = [
-        {
-            "messages": [{"role": "user", "content": "<placeholder>"}],
-            "uuid": f"row-{seed}",
-            "data_dict": {"env_config": {"seed": seed, "invalid_action_reward": 0.25}},
-        }
-        for seed in seeds
-    ]
-    payload = {"infer_requests": requests, "request_config": {"max_tokens": 8, "temperature": 1.0}}
-    outputs = post(f"{server}/infer/", payload)
+    rows = {f"row-{seed}": {"seed": seed, "invalid_action_reward": 0.25} for seed in seeds}
+    outputs = infer(server, rows)
     assert isinstance(outputs, list) and len(outputs) == len(seeds)
     for seed, output in zip(seeds, outputs, strict=True):
         infos = output["rollout_infos"]
@@ -75,16 +67,7 @@ def test_frozen_lake_rows_run_in_the_rollout_worker(server: str) -> None:
 
 def test_the_rollout_worker_writes_every_episode_it_served(server: str, trajectories: Path):
     seeds = [5, 6]
-    requests = [
-        {
-            "messages": [{"role": "user", "content": "<placeholder>"}],
-            "uuid": f"logged-{seed}",
-            "data_dict": {"env_config": {"seed": seed}},
-        }
-        for seed in seeds
-    ]
-    payload = {"infer_requests": requests, "request_config": {"max_tokens": 8, "temperature": 1.0}}
-    outputs = post(f"{server}/infer/", payload)
+    outputs = infer(server, {f"logged-{seed}": {"seed": seed} for seed in seeds})
     (path,) = trajectories.iterdir()  # one worker: one file; the server and vLLM's write none
     records = {}
     for record in jsonl_records.records(path):
@@ -127,17 +110,11 @@ def test_remote_rows_run_in_the_rollout_worker(server: str) -> None:
     lake = serve_process.start("frozen_lake", "--set", "invalid_action_reward=0.25")
     try:
         seeds = [10, 11]
-        requests = [
-            {
-                "messages": [{"role": "user", "content": "<placeholder>"}],
-                "uuid": f"remote-{seed}",
-                "data_dict": {"env_config": {"name": "openenv", "base_url": lake.url,
-                                             "seed": seed}},
-            }
+        rows = {
+            f"remote-{seed}": {"name": "openenv", "base_url": lake.url, "seed": seed}
             for seed in seeds
-        ]  # fmt: skip
-        config = {"max_tokens": 8, "temperature": 1.0}
-        outputs = post(f"{server}/infer/", {"infer_requests": requests, "request_config": config})
+        }
+        outputs = infer(server, rows)
     finally:
         lake.stop()
     for seed, output in zip(seeds, outputs, strict=True):
