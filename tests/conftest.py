@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from installer import install_command, needs_pip
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,7 +36,8 @@ class Venv:
         return self.path / "bin" / "python"
 
     def pip(self, *args: str | Path) -> None:
-        command = [str(self.python), "-m", "pip", "install", "--quiet", *map(str, args)]
+        """`pip install ARGS` into this venv (through uv where there is one: installer.py)."""
+        command = [*install_command(self.python), *map(str, args)]
         subprocess.run(command, check=True, timeout=900)
 
     def run(self, code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -62,7 +64,8 @@ def bwrap() -> str:
 
 
 def make_venv(path: Path) -> Venv:
-    venv.EnvBuilder(with_pip=True, clear=True).create(path)
+    """A new venv at `path`; with pip of its own only where `Venv.pip` needs it (no uv)."""
+    venv.EnvBuilder(with_pip=needs_pip(), clear=True).create(path)
     return Venv(path)
 
 

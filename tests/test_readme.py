@@ -22,6 +22,9 @@ from pathlib import Path
 
 import pytest
 
+# pytest-timeout: the quick start's venv and pip installs, as a user runs them: about a minute here
+pytestmark = pytest.mark.timeout(900)
+
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 GETTING_STARTED = (REPO / "docs" / "getting-started.md").read_text(encoding="utf-8")

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from cookiecutter.exceptions import FailedHookException
 from cookiecutter.main import cookiecutter
+from installer import install_command, needs_pip
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "plugins" / "template"
@@ -174,7 +175,7 @@ def test_the_template_is_not_collected_by_pytest() -> None:
 def test_baked_packages_install_and_pass_their_own_tests(bake, tmp_path: Path) -> None:
     default, unusual = bake(env_name="maze_walker"), bake(**UNUSUAL)
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
+    venv.EnvBuilder(with_pip=needs_pip(), clear=True).create(env_dir)
     python = str(env_dir / "bin" / "python")
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("SWIFT_GYM_", "PYTEST_"))}
     environ.pop("PYTHONPATH", None)
@@ -185,7 +186,10 @@ def test_baked_packages_install_and_pass_their_own_tests(bake, tmp_path: Path) -
         )
 
     packages = [str(REPO / "core"), str(default), str(unusual), "pytest", "pytest-asyncio"]
-    installed = run("-m", "pip", "install", "--quiet", *packages)
+    installed = subprocess.run(
+        [*install_command(python), *packages], capture_output=True, text=True, env=environ,
+        timeout=900,
+    )  # fmt: skip
     assert installed.returncode == 0, installed.stderr
     for project in (default, unusual):
         result = run("-m", "pytest", str(project))

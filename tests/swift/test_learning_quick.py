@@ -25,6 +25,10 @@ from pathlib import Path
 
 import pytest
 
+# pytest-timeout: the whole quick pipeline runs in the first test's fixture: 3 minutes here, up
+# to 17 on cores that other jobs keep busy
+pytestmark = pytest.mark.timeout(1800)
+
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "benchmarks" / "learning" / "run.py"
 REQUIRED = {

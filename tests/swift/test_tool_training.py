@@ -42,6 +42,9 @@ from tiny_model import build_tiny_model
 import swift_gym
 from swift_gym.tool_turns import assistant_message
 
+# pytest-timeout: swift sft, swift rlhf and swift deploy in its fixtures: 1.6 minutes here
+pytestmark = pytest.mark.timeout(900)
+
 CLASSIC = "SFFF/FHFH/FFFH/HFFG"
 TOOL_LAKE = {"name": "frozen_lake", "action_format": "tool", "map": CLASSIC}
 ORACLE_PATH = ["down", "down", "right", "down", "right", "right"]
