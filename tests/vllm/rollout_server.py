@@ -15,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,18 @@ from swift_deploy import free_port, stop  # tests/swift's: one server helper for
 
 HERE = Path(__file__).resolve().parent
 START_TIMEOUT = 600
+# the session's shared server (conftest.py): its --max_turns and --vllm_max_model_len
+SHARED_MAX_TURNS = 8
+SHARED_MAX_MODEL_LEN = 1000
+
+
+@dataclass(frozen=True)
+class Served:
+    """The session's shared server: its base URL, its pid, its SWIFT_GYM_TRAJECTORIES."""
+
+    url: str
+    pid: int
+    trajectories: Path
 
 
 class ServerFailed(RuntimeError):

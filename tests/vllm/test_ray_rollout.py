@@ -12,6 +12,9 @@ from typing import Any
 import netns
 import pytest
 
+# pytest-timeout: a Ray cluster and a vLLM server started in one netns.run (its limit: 1200 s)
+pytestmark = pytest.mark.timeout(1500)
+
 MAX_TURNS = 3
 FILE_NAME = re.compile(r"-(\d+)-\d{8}T\d{6}Z(?:-\d+)?\.jsonl")
 

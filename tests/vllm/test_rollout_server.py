@@ -3,49 +3,37 @@
 ms-swift runs the scheduler and the envs in a worker process it spawns, so this proves the
 start-up hook's registrations reach processes that swift-gym never started. The GPU-count check
 is skipped by a test-only start-up file (cpu_patches/sitecustomize.py), not by the product.
-The server runs with SWIFT_GYM_TRAJECTORIES set, so the worker also writes every episode.
+The server (the session's, conftest.py) runs with SWIFT_GYM_TRAJECTORIES set, so the worker also
+writes every episode.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import jsonl_records
 import pytest
-import rollout_server
-from rollout_server import infer
-from tiny_model import build_tiny_model
+from rollout_server import Served, infer
 
 from swift_gym_frozen_lake import generate_random_map
 
-MAX_TURNS = 3
-SERVER_PIDS: list[int] = []
+# pytest-timeout: the first test to use the session's vLLM server waits for its start
+# (rollout_server.START_TIMEOUT: 600 s)
+pytestmark = pytest.mark.timeout(900)
 
 
-@pytest.fixture(scope="module")
-def trajectories(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture
+def server(served: Served) -> str:
+    """The session's server (conftest.py); its base URL."""
+    return served.url
+
+
+@pytest.fixture
+def trajectories(served: Served) -> Path:
     """The server's SWIFT_GYM_TRAJECTORIES."""
-    return tmp_path_factory.mktemp("trajectories")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, trajectories: Path) -> Iterator[str]:
-    """A `swift rollout` server on 127.0.0.1 with the tiny model; yields its base URL."""
-    root = tmp_path_factory.mktemp("rollout")
-    model = build_tiny_model(root / "model", hidden_size=128)
-    settings = {"SWIFT_GYM_TRAJECTORIES": str(trajectories)}
-    try:
-        process, url = rollout_server.start(model, MAX_TURNS, root / "server.log", settings)
-    except rollout_server.ServerFailed as failure:
-        pytest.fail(str(failure))
-    SERVER_PIDS.append(process.pid)
-    try:
-        yield url
-    finally:
-        rollout_server.stop(process)
+    return served.trajectories
 
 
 def test_frozen_lake_rows_run_in_the_rollout_worker(server: str) -> None:
@@ -65,12 +53,18 @@ def test_frozen_lake_rows_run_in_the_rollout_worker(server: str) -> None:
         assert "You are playing FrozenLake" in output["messages"][0]["content"]
 
 
-def test_the_rollout_worker_writes_every_episode_it_served(server: str, trajectories: Path):
+def test_the_rollout_worker_writes_every_episode_it_served(
+    server: str, trajectories: Path, served: Served
+) -> None:
     seeds = [5, 6]
+    # the session's server also plays the other tests' rows (and this test's, run again): this
+    # call's episodes are the records the worker appended while it answered
+    earlier = [jsonl_records.records(path) for path in trajectories.iterdir()]
     outputs = infer(server, {f"logged-{seed}": {"seed": seed} for seed in seeds})
     (path,) = trajectories.iterdir()  # one worker: one file; the server and vLLM's write none
+    written = jsonl_records.records(path)
     records = {}
-    for record in jsonl_records.records(path):
+    for record in written[len(earlier[0]) if earlier else 0 :]:
         records.setdefault(record["seed"], []).append(record)
     for seed, output in zip(seeds, outputs, strict=True):
         (record,) = records[seed]
@@ -84,9 +78,9 @@ def test_the_rollout_worker_writes_every_episode_it_served(server: str, trajecto
         assert record["system_prompt"] == output["messages"][0]["content"]
         training = record["training"]
         assert training["step"] is None  # the worker is never told the trainer's step
-        assert training["rank"] == 0 and training["pid"] not in SERVER_PIDS
+        assert training["rank"] == 0 and training["pid"] != served.pid
         assert training["time"] > 0 and training["host"]
-    indexes = sorted(r["index"] for rs in records.values() for r in rs)
+    indexes = sorted(record["index"] for record in written)
     assert indexes == list(range(len(indexes)))  # the worker's own sequence, from 0
     replay = Path(sys.executable).with_name("swift-gym")
     shown = subprocess.run([str(replay), "replay", str(path)], capture_output=True, timeout=120)
