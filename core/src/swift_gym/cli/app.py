@@ -15,6 +15,7 @@ ways a command ends from outside, handled once for all of them (`run`):
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from typing import Any, NoReturn
@@ -24,17 +25,25 @@ import click
 from .. import __version__
 from ..errors import SwiftGymError
 from . import signals
-from .dataset import dataset
 from .errors import EXIT_INTERRUPTED, EXIT_TERMINATED, from_library
-from .evaluate import evaluate
-from .export import export
-from .listing import info, list_envs, plugins
-from .new import new
-from .play import play
-from .replay import replay
-from .report import report
-from .serve import serve
-from .validate import validate
+
+# Each subcommand by name, in the order --help lists them: (its module here, the command in it).
+# A command imports its own module only, when it runs (`swift-gym list` loads none of eval's
+# and report's imports); --help and the docs load them all.
+COMMANDS = {
+    "list": ("listing", "list_envs"),
+    "info": ("listing", "info"),
+    "plugins": ("listing", "plugins"),
+    "validate": ("validate", "validate"),
+    "dataset": ("dataset", "dataset"),
+    "play": ("play", "play"),
+    "eval": ("evaluate", "evaluate"),
+    "replay": ("replay", "replay"),
+    "report": ("report", "report"),
+    "new": ("new", "new"),
+    "export": ("export", "export"),
+    "serve": ("serve", "serve"),
+}
 
 EPILOG = (
     "Exit codes: 0 ok; 1 problems found (bad rows, failed episodes, an API that is down, broken "
@@ -61,10 +70,18 @@ def _quit_on_interrupt_or_closed_pipe(error: BaseException) -> NoReturn:
 
 
 class Group(click.Group):
-    """Lists commands in the order they were added, and reports swift-gym errors briefly."""
+    """Finds each command in COMMANDS when it is asked for, lists them in that order, and
+    reports swift-gym errors briefly."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, name = COMMANDS[cmd_name]
+        command: click.Command = getattr(importlib.import_module(f".{module}", __package__), name)
+        return command
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:  # parsing prints --help and --version
@@ -85,12 +102,6 @@ class Group(click.Group):
 @click.version_option(__version__, "-V", "--version", prog_name="swift-gym")
 def cli() -> None:
     """Inspect swift-gym envs, check and make datasets, play, evaluate and replay episodes."""
-
-
-for command in (list_envs, info, plugins, validate, dataset, play, evaluate, replay, report, new):
-    cli.add_command(command)
-cli.add_command(export)
-cli.add_command(serve)
 
 
 def _drop_stdout() -> None:
