@@ -7,10 +7,9 @@ turns must all complete (the model plays badly; that is no failure). `swift depl
 request at a time unless `--max_batch_size` says otherwise; given eval's default concurrency of
 32 it gets `--max_batch_size 32`, as docs/cli.md advises.
 
-8 episodes, not the 20 of the first version: each reply is 256 tokens that the server generates
-mostly one request at a time (the episodes drift apart, so its batches stay small), about 1 s a
-reply here; 20 episodes took 213 s, the slowest test of CI. Each episode still runs up to 10
-turns of 256-token replies, so a context fills as far as it did with 20, all at once.
+8 episodes, not the 20 of the first version: each reply is 256 tokens generated on the CPU, and
+20 episodes took 213 s, the slowest test of CI (8 take about 140 s). Each episode still runs up
+to 10 turns of 256-token replies, so a context fills as far as it did with 20, all at once.
 """
 
 from __future__ import annotations
