@@ -4,6 +4,9 @@
 cancelled), keep -o a complete prefix of whole lines in index order, print the summary of what
 it played and exit 130 (SIGTERM: 143); a second Ctrl-C must not print a traceback. Every
 command ends quietly, with exit code 0, when the reader of its stdout goes away.
+
+Races here failed CI runs before; the file passes 20 runs in a row beside CPU burners on both
+cores (tests/under_load.py; docs/development.md, "Races and hangs").
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """An episode whose opening on a Ray actor is cancelled (its caller stopped waiting) is closed
 on the actor: no env, thread or slot of it is left there (`cancel_scenario.py`, on a real
-cluster in a network namespace of its own)."""
+cluster in a network namespace of its own). It passes 20 runs in a row beside CPU burners on
+both cores (tests/under_load.py; docs/development.md, "Races and hangs")."""
 
 from __future__ import annotations
 
