@@ -55,13 +55,14 @@ class EnvTime:
 
 def read(log: str) -> tuple[list[EnvTime], float | None]:
     """Each env's times, in the order tox reported them, and the whole run's wall time."""
-    pre: dict[str, int] = {}
-    for line in log.splitlines():
+    lines = log.splitlines()
+    pre: dict[str, int] = {}  # each env's count of commands_pre, from its own output
+    for line in lines:
         if match := PRE.match(line):
             env, index = match["env"], int(match["index"])
             pre[env] = max(pre.get(env, 0), index + 1)
     envs, wall = [], None
-    for line in log.splitlines():
+    for line in lines:
         if match := SUMMARY.match(line):
             total = float(match["total"])
             setup = float(match["setup"] or 0)

@@ -8,10 +8,14 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 
-def load_timings():
+@pytest.fixture(scope="module")
+def timings():
+    """.ci/timings.py, loaded from its path (.ci is no package)."""
     spec = importlib.util.spec_from_file_location("ci_timings", REPO / ".ci" / "timings.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -41,8 +45,7 @@ ray: commands[0]> pytest tests/ray
 """
 
 
-def test_each_env_is_split_into_install_and_tests() -> None:
-    timings = load_timings()
+def test_each_env_is_split_into_install_and_tests(timings) -> None:
     envs, wall = timings.read(LOG)
     assert [(e.name, e.outcome) for e in envs] == [("lint", "OK"), ("swift", "OK"), ("ray", "FAIL")]
     lint, swift, ray = envs
@@ -52,8 +55,7 @@ def test_each_env_is_split_into_install_and_tests() -> None:
     assert wall == 1301.25
 
 
-def test_the_table_marks_what_ran_over_its_budget() -> None:
-    timings = load_timings()
+def test_the_table_marks_what_ran_over_its_budget(timings) -> None:
     envs, wall = timings.read(LOG)
     rows = {line.split("|")[1].strip(): line for line in timings.table(envs, wall).splitlines()}
     assert "over budget" in rows["`swift`"]  # 1206 s against 1080
@@ -62,15 +64,13 @@ def test_the_table_marks_what_ran_over_its_budget() -> None:
     assert "| 1301 |" in rows["whole tox run"] and "over budget" not in rows["whole tox run"]
 
 
-def test_an_env_without_a_budget_says_so() -> None:
-    timings = load_timings()
+def test_an_env_without_a_budget_says_so(timings) -> None:
     envs, _ = timings.read("  bench: OK (10.00=setup[1.00]+cmd[9.00] seconds)\n")
     assert envs[0].budget is None
     assert "| none |" in timings.table(envs, None)
 
 
-def test_the_budgets_are_the_ones_docs_development_md_gives() -> None:
-    timings = load_timings()
+def test_the_budgets_are_the_ones_docs_development_md_gives(timings) -> None:
     page = (REPO / "docs" / "development.md").read_text()
     table = page.split("<!-- budgets:", 1)[1].split("\n\n", 1)[0]
     rows = dict(re.findall(r"^\| (`?[\w ]+`?) \| (\d+) \|$", table, re.M))
@@ -79,8 +79,7 @@ def test_the_budgets_are_the_ones_docs_development_md_gives() -> None:
     assert int(whole) == timings.TOTAL_BUDGET
 
 
-def test_every_env_ci_runs_has_a_budget() -> None:
-    timings = load_timings()
+def test_every_env_ci_runs_has_a_budget(timings) -> None:
     tox_ini = (REPO / "tox.ini").read_text()
     env_list = re.search(r"^env_list = (.+)$", tox_ini, re.M)
     assert env_list

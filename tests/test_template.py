@@ -180,16 +180,16 @@ def test_baked_packages_install_and_pass_their_own_tests(bake, tmp_path: Path) -
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("SWIFT_GYM_", "PYTEST_"))}
     environ.pop("PYTHONPATH", None)
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
+    def call(command: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [python, *args], capture_output=True, text=True, cwd=tmp_path, env=environ, timeout=900
+            command, capture_output=True, text=True, cwd=tmp_path, env=environ, timeout=900
         )
 
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return call([python, *args])
+
     packages = [str(REPO / "core"), str(default), str(unusual), "pytest", "pytest-asyncio"]
-    installed = subprocess.run(
-        [*install_command(python), *packages], capture_output=True, text=True, env=environ,
-        timeout=900,
-    )  # fmt: skip
+    installed = call([*install_command(python), *packages])
     assert installed.returncode == 0, installed.stderr
     for project in (default, unusual):
         result = run("-m", "pytest", str(project))

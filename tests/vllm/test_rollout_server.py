@@ -60,12 +60,12 @@ def test_the_rollout_worker_writes_every_episode_it_served(
     seeds = [5, 6]
     # the session's server also plays the other tests' rows (and this test's, run again): this
     # call's episodes are the records the worker appended while it answered
-    earlier = [jsonl_records.records(path) for path in trajectories.iterdir()]
+    earlier = sum(len(jsonl_records.lines(path)) for path in trajectories.iterdir())
     outputs = infer(server, {f"logged-{seed}": {"seed": seed} for seed in seeds})
     (path,) = trajectories.iterdir()  # one worker: one file; the server and vLLM's write none
     written = jsonl_records.records(path)
     records = {}
-    for record in written[len(earlier[0]) if earlier else 0 :]:
+    for record in written[earlier:]:
         records.setdefault(record["seed"], []).append(record)
     for seed, output in zip(seeds, outputs, strict=True):
         (record,) = records[seed]
