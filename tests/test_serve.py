@@ -329,8 +329,10 @@ def test_a_bad_token_is_refused_before_any_env(tmp_path: Any) -> None:
         (("frozen_lake", "--token-env", "SWIFT_GYM_TEST_UNSET"), "the variable is unset or empty"),
         (("frozen_lake", "--allow", "nope"), "unknown env 'nope'"),
         (("frozen_lake", "--isolation", "process"), "'process' is not one of 'auto', 'thread'"),
-        (("openenv",), "env 'openenv' reaches the network"),
+        (("openenv",), "env 'openenv': it reaches the network"),
         (("openenv",), "swift-gym serve openenv --allow openenv"),
+        (("mcp_tools",), "env 'mcp_tools': it starts the operator's processes"),
+        (("mcp_tools",), "swift-gym serve mcp_tools --allow mcp_tools"),
     ],
 )
 def test_usage_errors_exit_2(args: tuple[str, ...], expected: str) -> None:

@@ -150,10 +150,10 @@ def test_without_a_default_env_a_reset_must_name_one_and_names_come_from_the_reg
 
 def test_an_env_that_reaches_the_network_is_served_only_when_allowed() -> None:
     from swift_gym.remote.env import OpenEnvEnv
-    from swift_gym.serving.catalogue import NetworkEnvNotAllowedError
+    from swift_gym.serving.catalogue import EnvNotAllowedError
 
     assert OpenEnvEnv.reaches_network and not swift_gym.Env.reaches_network
-    with pytest.raises(NetworkEnvNotAllowedError, match="--allow openenv"):
+    with pytest.raises(EnvNotAllowedError, match="--allow openenv"):
         catalogue(default_env="openenv")
     assert catalogue(default_env="openenv", allow=["openenv"]).allowed_names == ["openenv"]
     only_lake = catalogue(default_env="frozen_lake")
@@ -161,6 +161,39 @@ def test_an_env_that_reaches_the_network_is_served_only_when_allowed() -> None:
         only_lake.env_config({"env_config": {"name": "openenv", "base_url": "http://x"}})
     with pytest.raises(ProtocolError, match="it reaches the network"):
         catalogue().env_config({"env_config": {"name": "openenv", "base_url": "http://x"}})
+
+
+MCP_ROW = {"name": "mcp_tools", "mcp_servers": ["calc"], "prompt": "Add 2 and 3.", "answer": "5"}
+
+
+def test_an_env_that_uses_the_operators_services_is_served_only_when_allowed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """`mcp_tools` starts the operator's MCP servers: without NAME it is refused (and the
+    operator is told once), as NAME it needs --allow too, and --allow serves it."""
+    from swift_gym.mcp.env import McpToolsEnv
+    from swift_gym.serving.catalogue import EnvNotAllowedError
+
+    assert McpToolsEnv.uses_operator_services and not swift_gym.Env.uses_operator_services
+    open_server = catalogue()
+    assert open_server.withheld_builtins() == ["mcp_tools", "openenv"]
+    with caplog.at_level("WARNING", logger="swift_gym.serving"):
+        for _ in range(3):
+            with pytest.raises(ProtocolError) as caught:
+                open_server.env_config({"env_config": MCP_ROW})
+            assert caught.value.code == VALIDATION_ERROR
+            assert "it starts the operator's processes" in caught.value.message
+            assert "swift-gym serve --allow mcp_tools" in caught.value.message
+    told = [r.getMessage() for r in caplog.records if "refused a reset" in r.getMessage()]
+    assert told == [
+        "swift-gym serve: refused a reset of env mcp_tools: it starts the operator's processes "
+        "or reaches the operator's hosts; swift-gym serve --allow mcp_tools serves it"
+    ]
+    with pytest.raises(EnvNotAllowedError, match="swift-gym serve mcp_tools --allow mcp_tools"):
+        catalogue(default_env="mcp_tools")
+    allowed = catalogue(allow=["mcp_tools"])
+    assert allowed.env_config({"env_config": MCP_ROW})[0] == "mcp_tools"
+    assert allowed.withheld_builtins() == ["openenv"]
 
 
 async def test_an_in_process_session_plays_an_episode_and_refuses_steps_out_of_turn() -> None:

@@ -39,6 +39,11 @@ class Env(ABC):
     """True for an env that opens network connections its env_config can point anywhere (the
     `openenv` env): `swift-gym serve` plays one only when `--allow` names it, since a client's
     reset would make the server connect where the client says."""
+    uses_operator_services: ClassVar[bool] = False
+    """True for an env that starts the operator's processes or connects to the operator's hosts
+    (set up by the operator, never by its env_config: `mcp_tools` starts the MCP servers of
+    `SWIFT_GYM_MCP_SERVERS`): `swift-gym serve` plays one only when `--allow` names it, since
+    otherwise each client's reset would start them."""
     ray_resources: ClassVar[Mapping[str, float]] = {"CPU": 1}
     """What one Ray actor playing this env holds, in Ray's resource names (`CPU`, `GPU`,
     `memory` in bytes, custom ones such as `sandbox`), when envs are placed on Ray

@@ -30,8 +30,9 @@ EXTRA_HINT = f"swift-gym serve needs its extra: {extra_hint('serve')}"
     multiple=True,
     metavar="NAME",
     help="Envs a session's reset may name besides NAME (repeatable); an env that reaches the "
-    "network (openenv) is served only if named here [default: NAME only; without NAME, any "
-    "installed env that does not reach the network].",
+    "network (openenv) or starts the operator's processes and reaches its hosts (mcp_tools) is "
+    "served only if named here [default: NAME only; without NAME, any installed env but "
+    "those].",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
@@ -107,7 +108,9 @@ def serve(
 ) -> None:
     """Serve env NAME (and the --allow envs) over the OpenEnv WebSocket protocol.
 
-    Without NAME and --allow: any installed env that does not reach the network.
+    Without NAME and --allow: any installed env but those that reach the network (openenv) or
+    start the operator's processes and reach its hosts (mcp_tools): --allow names each of
+    those to serve it, NAME included.
 
     Each WebSocket connection to /ws is one session: a reset's data may carry an env_config
     (checked as a dataset row) and a seed; NAME and --set give the defaults. A step's action
@@ -154,7 +157,7 @@ def serve(
 
     def ready(url: str) -> None:
         served = sorted({*allow, *([name] if name else [])})
-        what = ", ".join(served) or "any installed env that does not reach the network"
+        what = ", ".join(served) or "any installed env (but those that need --allow)"
         stderr().print(
             f"swift-gym serve: {what} on {url} (WebSocket {url.replace('http', 'ws', 1)}/ws), "
             f"up to {max_sessions} sessions, isolation {isolation}; Ctrl-C stops",

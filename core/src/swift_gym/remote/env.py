@@ -45,6 +45,9 @@ class OpenEnvEnv(Env):
 
     config_model: ClassVar[type[OpenEnvConfig]] = OpenEnvConfig
     reaches_network: ClassVar[bool] = True
+    uses_operator_services: ClassVar[bool] = True
+    """A row's `base_url` picks among the hosts the operator's `SWIFT_GYM_OPENENV_TOKENS` sends
+    bearer tokens to: a client's reset on a server would spend the server's tokens."""
     config: OpenEnvConfig
 
     def __init__(self, env_config: Any = None):

@@ -71,6 +71,8 @@ class Server:
         self.schemas = schemas(self.catalogue)
         self.metadata = metadata(self.catalogue)
         self.on_ready = on_ready
+        self.withheld = self.catalogue.withheld_builtins() if self.catalogue.allowed is None else []
+        """The core's envs a reset may not name for want of `--allow`, said when ready."""
         self._sockets: dict[str, WebSocket] = {}
 
     def authorized(self, headers: Any) -> bool:
@@ -209,6 +211,13 @@ class Server:
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         reaper = asyncio.create_task(self.reap())
+        if self.withheld:
+            names = ", ".join(self.withheld)
+            logger.info(
+                "swift-gym serve: not served: %s, and any env that reaches the network or uses "
+                "the operator's services (Env.uses_operator_services); serve one with --allow NAME",
+                names,
+            )
         if self.on_ready is not None:
             self.on_ready()
         try:

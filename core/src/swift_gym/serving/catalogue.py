@@ -2,14 +2,18 @@
 allow list, checked exactly as a dataset row is (`rows.RowChecker`).
 
 A reset's data comes from the network, so names in it only ever resolve to the envs served: the
-default env and the allow list, or, with neither, any installed env that does not reach the
-network (`Env.reaches_network`: `openenv` would connect wherever the client's env_config says,
-with the server's variables at hand). A name not served is refused without listing what is
-installed, and every problem comes back as one message naming the field.
+default env and the allow list, or, with neither, any installed env that may be served without
+being named. Two kinds of env are served only when the allow list names them (a default env
+too), since a client's reset would make the server act with what is the operator's:
+`Env.reaches_network` (`openenv` connects wherever the client's env_config says, with the
+server's variables at hand) and `Env.uses_operator_services` (`mcp_tools` starts the operator's
+MCP servers). A name not served is refused without listing what is installed, and every problem
+comes back as one message naming the field.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -27,17 +31,28 @@ from .protocol import RESET_FIELDS, VALIDATION_ERROR, ProtocolError
 if TYPE_CHECKING:
     from ..registry import EnvSpec, Registry
 
+logger = logging.getLogger("swift_gym.serving")
+
 MAX_EPISODE_ID = 200
+SERVED_WHEN_ALLOWED = (
+    ("reaches_network", "it reaches the network", "connect wherever it says"),
+    (
+        "uses_operator_services",
+        "it starts the operator's processes or reaches the operator's hosts",
+        "start those processes or reach those hosts",
+    ),
+)
+"""The `Env` flags that keep an env from being served unless `--allow` names it: (attribute,
+why, what a client's reset could make the server do)."""
 
 
-class NetworkEnvNotAllowedError(SwiftGymError, ValueError):
-    """The default env reaches the network and the allow list does not name it."""
+class EnvNotAllowedError(SwiftGymError, ValueError):
+    """The default env is served only when named by the allow list, and it is not."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, why: str, could: str):
         super().__init__(
-            f"env {short_repr(name)} reaches the network: a client's reset could make this "
-            f"server connect wherever it says; if that is meant, serve it with "
-            f"swift-gym serve {name} --allow {name}"
+            f"env {short_repr(name)}: {why}, so a client's reset could make this server "
+            f"{could}; if that is meant, serve it with swift-gym serve {name} --allow {name}"
         )
 
 
@@ -46,9 +61,10 @@ class EnvCatalogue:
 
     `default_env` (the NAME of `swift-gym serve NAME`) is played when a reset names none, with
     `defaults` (`--set`) under its env_config. A reset may name the default env and the envs of
-    `allow`; with neither, any installed env that does not reach the network. An env that
-    reaches the network is served only if `allow` names it (a default env that does and is not
-    named raises `NetworkEnvNotAllowedError`). Unknown names raise `UnknownEnvError` at once.
+    `allow`; with neither, any installed env but those served only when allowed
+    (`SERVED_WHEN_ALLOWED`). Those are served only if `allow` names them (a default env that is
+    one and is not named raises `EnvNotAllowedError`). Unknown names raise `UnknownEnvError` at
+    once.
     """
 
     def __init__(
@@ -64,16 +80,19 @@ class EnvCatalogue:
         self.default_spec = registry.resolve(default_env) if default_env else None
         named = {registry.resolve(name) for name in allow}
         self.allowed: set[EnvSpec] | None = None
-        """The envs served, or None: any installed env that does not reach the network."""
+        """The envs served, or None: any installed env not served only when allowed."""
         if self.default_spec is not None:
-            if self.default_spec not in named and self.reaches_network(self.default_spec.name):
-                raise NetworkEnvNotAllowedError(self.default_spec.name)
+            reason = self.served_when_allowed(self.default_spec.name)
+            if self.default_spec not in named and reason is not None:
+                raise EnvNotAllowedError(self.default_spec.name, *reason)
             self.allowed = {*named, self.default_spec}
         elif named:
             self.allowed = named
         self._checker = RowChecker(registry, default_env, build=False)
         self._never_blocks: dict[str, bool] = {}
         """By env spec name, so its size is bounded by what is installed."""
+        self._told: set[str] = set()
+        """Env spec names a refused reset asked for, logged once each."""
 
     def requested_env(self, data: Mapping[str, Any]) -> str | None:
         """The env a reset's data names (or the default env), unchecked: enough to choose where
@@ -102,14 +121,36 @@ class EnvCatalogue:
             known = self._never_blocks[spec.name] = getattr(env_class, "never_blocks", 0) is True
         return known
 
-    def reaches_network(self, name: str) -> bool:
-        """Whether env `name` declares that it reaches the network (`Env.reaches_network`)."""
-        return bool(getattr(self.registry.get_env_class(name), "reaches_network", False))
+    def served_when_allowed(self, name: str) -> tuple[str, str] | None:
+        """`(why, what a client could make the server do)` if env `name` is served only when
+        `--allow` names it (`SERVED_WHEN_ALLOWED`), else None. Loads the env's class."""
+        env_class = self.registry.get_env_class(name)
+        for attribute, why, could in SERVED_WHEN_ALLOWED:
+            if getattr(env_class, attribute, False) is not False:  # any value but False counts
+                return why, could
+        return None
+
+    def withheld_builtins(self) -> list[str]:
+        """The core's own envs (`openenv`, `mcp_tools`) this server would refuse for want of
+        `--allow`, for the ready line; other packages' envs are checked when a reset names one
+        (loading every installed env class at start would cost seconds)."""
+        withheld = []
+        for spec in self.registry.list():
+            if spec.distribution != CORE_DISTRIBUTION:
+                continue
+            if self.allowed is not None and spec in self.allowed:
+                continue
+            try:
+                if self.served_when_allowed(spec.qualified_name) is not None:
+                    withheld.append(spec.name)
+            except Exception:  # not loadable here (an extra missing): not served anyway
+                continue
+        return withheld
 
     @property
     def allowed_names(self) -> list[str] | None:
-        """Names a reset may give, or None when any installed env that does not reach the
-        network may be played."""
+        """Names a reset may give, or None when any installed env may be played but those
+        served only when allowed."""
         if self.allowed is None:
             return None
         return sorted(spec.name for spec in self.allowed)
@@ -197,11 +238,22 @@ class EnvCatalogue:
         if self.allowed is not None:
             if spec not in self.allowed:
                 raise _invalid(self._not_served(name))
-        elif self.reaches_network(name):
+            return
+        reason = self.served_when_allowed(name)
+        if reason is not None:
+            why = reason[0]
+            if spec.name not in self._told:  # once per env: the operator learns what was asked
+                self._told.add(spec.name)
+                logger.warning(
+                    "swift-gym serve: refused a reset of env %s: %s; swift-gym serve --allow %s "
+                    "serves it",
+                    spec.name,
+                    why,
+                    spec.name,
+                )
             raise _invalid(
-                f"env_config.name: env {short_repr(name)} is not served here: it reaches the "
-                f"network, so this server plays it only if started with swift-gym serve "
-                f"--allow {spec.name}"
+                f"env_config.name: env {short_repr(name)} is not served here: {why}, so this "
+                f"server plays it only if started with swift-gym serve --allow {spec.name}"
             )
 
     def _not_served(self, name: str) -> str:
@@ -209,6 +261,9 @@ class EnvCatalogue:
         if self.allowed is None:
             return message
         return f"{message}; this server plays " + ", ".join(self.allowed_names or [])
+
+
+CORE_DISTRIBUTION = "swift-gym"
 
 
 def _invalid(message: str, **extra: Any) -> ProtocolError:

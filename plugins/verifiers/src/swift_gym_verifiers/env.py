@@ -18,6 +18,9 @@ class VerifiersEnv(AgentEnv):
     """
 
     config_model = VerifiersConfig
+    uses_operator_services: ClassVar[bool] = True
+    """The taskset runs the operator's config (SWIFT_GYM_VERIFIERS_TASKSETS): its tool servers,
+    judges and hosts; `swift-gym serve` plays it only when `--allow` names it."""
     taskset_id: ClassVar[str] = ""
     close_timeout: ClassVar[float] = 15.0
     """A cut-off episode's cleanup stops verifiers' tool servers (5 s SIGTERM grace each)."""
