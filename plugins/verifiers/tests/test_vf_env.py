@@ -102,6 +102,27 @@ def test_the_operator_sets_the_taskset_config(monkeypatch: pytest.MonkeyPatch) -
     assert "is not JSON" in result.records[0]["error"]
 
 
+def test_a_required_taskset_config_the_operator_has_not_set_says_how_to_set_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # sg_words' config has a required field (its words): no default, and no row may give it
+    monkeypatch.delenv(VARIABLE, raising=False)
+    unset = swift_gym.evaluate("verifiers.sg_words", reverse, episodes=1)
+    error = unset.records[0]["error"]
+    assert "SettingsError: verifiers taskset 'sg_words' needs config only the operator" in error
+    assert f"""e.g. {VARIABLE}='{{"sg_words": {{"words": "..."}}}}'""" in error
+    monkeypatch.setenv(VARIABLE, json.dumps({"sg_words": {"words": "gym"}}))
+    wrong = swift_gym.evaluate("verifiers.sg_words", reverse, episodes=1)
+    assert (
+        f"refused its config ({VARIABLE}['sg_words']): words: Input should be a valid list"
+        in (wrong.records[0]["error"])
+    )
+    monkeypatch.setenv(VARIABLE, json.dumps({"sg_words": {"words": ["gym", "turn"]}}))
+    fine = swift_gym.evaluate({"name": "verifiers.sg_words", "index": 1}, reverse, episodes=1)
+    (record,) = fine.records
+    assert (record["observation"], record["total_reward"]) == ("Reverse the word: turn", 1.0)
+
+
 def test_a_failing_rubric_ends_only_its_episode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(VARIABLE, json.dumps({"sg_reverse": {"task": {"broken_reward": True}}}))
     broken = swift_gym.evaluate("verifiers.sg_reverse", reverse, episodes=2)

@@ -25,7 +25,7 @@ from swift_gym.errors import SwiftGymError, printable
 
 from .config import MAX_INDEX
 from .harness import HARNESS_ID
-from .settings import taskset_overrides
+from .settings import config_error, taskset_overrides
 
 MAX_ERRORS_SHOWN = 3
 
@@ -100,8 +100,7 @@ def _prepare(
     subprocess runtime, one interception server), the task to play and its index."""
     import verifiers.v1 as vf
 
-    config = vf.resolve_env_config(_env_config(taskset_id, overrides))
-    env = vf.load_environment(config)
+    env = vf.load_environment(_resolved(taskset_id, overrides))
     tasks = _finite_tasks(taskset_id, overrides)
     if tasks is None:
         position = index if index is not None else seed or 0
@@ -137,11 +136,22 @@ def _env_config(taskset_id: str, overrides: str) -> dict[str, Any]:
     }
 
 
+def _resolved(taskset_id: str, overrides: str) -> Any:
+    """verifiers' checked env config; a taskset config it refuses (a required field the
+    operator has not set) is a `SettingsError` that says how to set it."""
+    import pydantic
+    import verifiers.v1 as vf
+
+    try:
+        return vf.resolve_env_config(_env_config(taskset_id, overrides))
+    except pydantic.ValidationError as error:
+        raise config_error(taskset_id, error.errors()) from None
+
+
 def _taskset(taskset_id: str, overrides: str) -> Any:
     import verifiers.v1 as vf
 
-    config = vf.resolve_env_config(_env_config(taskset_id, overrides))
-    return vf.load_taskset(config.taskset)
+    return vf.load_taskset(_resolved(taskset_id, overrides).taskset)
 
 
 @functools.lru_cache(maxsize=8)
