@@ -1,5 +1,6 @@
 """Statistics of finite but extreme numbers: a mean never overflows, an interval beyond the
-largest float is unbounded (-inf, inf), and a trajectory file with numbers that cannot be
+largest float is unbounded (-inf, inf), a rate's interval at no or every success ends exactly
+at 0 or 1, `--json` prints no float noise, and a trajectory file with numbers that cannot be
 counted with loads with a warning naming the line."""
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from swift_gym.cli.console import print_json
 from swift_gym.evaluation import EvalResult
-from swift_gym.evaluation.stats import Z95, mean, mean_ci, summarize
+from swift_gym.evaluation.stats import Z95, json_safe, mean, mean_ci, summarize, wilson_ci
 from swift_gym.evaluation.training import training_place
 
 HUGE = 1e308
@@ -57,6 +59,31 @@ def test_scaling_keeps_the_plain_formula_where_it_does_not_overflow(values: list
 def record(index: int, **fields: Any) -> dict[str, Any]:
     return {"index": index, "env": "toy", "turns": [], "num_turns": 1, "total_reward": 1.0,
             "status": "done", "success": False, **fields}  # fmt: skip
+
+
+@given(st.integers(1, 10**9))
+def test_a_rate_interval_ends_exactly_at_0_and_1_with_no_or_every_success(n: int) -> None:
+    # the sum of Wilson's centre and half-width leaves 5.6e-17 or 0.9999999999999999 there
+    assert wilson_ci(0, n)[0] == 0.0
+    assert wilson_ci(n, n)[1] == 1.0
+    for successes in (0, n // 2, n):
+        low, high = wilson_ci(successes, n)
+        assert 0.0 <= low <= successes / n <= high <= 1.0
+
+
+def test_json_output_has_no_float_noise(capsys: pytest.CaptureFixture[str]) -> None:
+    """What `swift-gym eval --json` prints: 3 failed episodes (their rate's interval once began
+    at 5.551115123125783e-17), rewards whose mean is 0.19999999999999998 as a float."""
+    failed = [{"status": "lost", "success": False, "total_reward": r} for r in (0.1, 0.2, 0.3)]
+    summary = summarize(failed)
+    print_json(json_safe({**summary, "per_env": {"e": summary}}))
+    printed = json.loads(capsys.readouterr().out)
+    for shown in (printed, printed["per_env"]["e"]):
+        assert shown["success_rate_ci95"][0] == 0.0
+        assert shown["mean_reward"] == 0.2
+    largest = summarize([{"total_reward": sys.float_info.max}] * 2)
+    print_json(json_safe(largest))  # rounded to 15 digits it would be beyond every float: kept
+    assert json.loads(capsys.readouterr().out)["mean_reward"] == sys.float_info.max
 
 
 def test_summaries_of_huge_counts_do_not_overflow() -> None:

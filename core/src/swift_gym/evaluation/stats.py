@@ -83,7 +83,11 @@ def wilson_ci(successes: int, n: int) -> tuple[float, float]:
     denominator = 1 + Z95**2 / n
     centre = (rate + Z95**2 / (2 * n)) / denominator
     half = Z95 * math.sqrt(rate * (1 - rate) / n + Z95**2 / (4 * n * n)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At no success the lower bound is 0 exactly, at every success the upper bound is 1: the
+    # sum of centre and half-width leaves float noise there (5.6e-17, 0.9999999999999999).
+    low = 0.0 if successes <= 0 else max(0.0, centre - half)
+    high = 1.0 if successes >= n else min(1.0, centre + half)
+    return (low, high)
 
 
 def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict[str, Any]:
@@ -129,12 +133,20 @@ def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict
     }
 
 
+JSON_DIGITS = 15
+"""Significant digits `json_safe` keeps of each float: every one a double holds for sure, so
+the rounding noise in a mean's last bit (0.19999999999999998) prints as the number (0.2)."""
+
+
 def json_safe(summary: dict[str, Any]) -> dict[str, Any]:
-    """NaN (no episodes) as null, since JSON has no NaN."""
+    """NaN (no episodes) as null, since JSON has no NaN; floats to `JSON_DIGITS` digits."""
 
     def fix(value: Any) -> Any:
-        if isinstance(value, float) and math.isnan(value):
-            return None
+        if isinstance(value, float):
+            if math.isnan(value):
+                return None
+            short = float(f"{value:.{JSON_DIGITS}g}")
+            return short if math.isfinite(short) else value  # the largest floats round up
         if isinstance(value, list):
             return [fix(item) for item in value]
         if isinstance(value, dict):
