@@ -75,7 +75,10 @@ async def test_daemons_and_orphans_die_with_the_session(processes_in) -> None:
                 os._exit(0)
         except OSError as error:
             print("fork refused", type(error).__name__)
-        threading.Thread(target=time.sleep, args=(600,), daemon=False).start()
+        try:
+            threading.Thread(target=time.sleep, args=(600,), daemon=False).start()
+        except RuntimeError:  # as root without cgroups no task may start
+            print("thread refused")
         print("started", len(started))
         """
     )

@@ -130,6 +130,43 @@ async def test_a_bwrap_without_namespaces_is_an_error_saying_how_to_enable_them(
     assert "unprivileged_userns_clone" in message
 
 
+@pytest.mark.usefixtures("fresh_probe")
+@pytest.mark.parametrize("when", ["before", "after"])
+async def test_a_bwrap_failing_after_its_probe_is_the_operators_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, bwrap: str, when: str
+) -> None:
+    """bubblewrap passes the first probe, then fails to start sandboxes: before it reports the
+    sandbox's PID (a bad option), or after it (a mount that fails inside the new namespaces).
+    Either reaches the operator as SandboxUnavailableError, with bwrap's words, never the model
+    as a tool result ("the Python process ended")."""
+    extra = "--no-such-option" if when == "before" else "--ro-bind /nonexistent-swift-gym /x"
+    fake = tmp_path / "bwrap"
+    fake.write_text(  # bwrap runs with an empty environment: its path is written in
+        f'#!/bin/sh\ncase "$*" in *--info-fd*) exec {bwrap} {extra} "$@";; esac\n'
+        f'exec {bwrap} "$@"\n'
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("SWIFT_GYM_BWRAP", str(fake))
+    said = "Unknown option" if when == "before" else "nonexistent-swift-gym"
+    with pytest.raises(SandboxUnavailableError, match=said):
+        await run("print(1)")
+    session = Session()
+    with pytest.raises(SandboxUnavailableError, match=said):
+        await session.call("1")
+    await session.close()
+    from swift_gym.sandbox import PythonTool
+    from swift_gym.tools import ToolCall
+
+    tool = PythonTool()
+    call = ToolCall(id="c1", name="python", arguments='{"code": "1"}')
+    with pytest.raises(SandboxUnavailableError, match=said):
+        await tool.call(call)
+    await tool.close()
+    from swift_gym.sandbox.process import live
+
+    assert not [s for s in live() if s.process.returncode is None]
+
+
 async def test_unsafe_local_runs_without_isolation_only_when_asked() -> None:
     limits = SandboxLimits(backend="unsafe_local", wall_seconds=20)
     result = await run("import os\nprint(os.getpid() != 1)", limits)

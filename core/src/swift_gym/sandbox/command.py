@@ -55,12 +55,16 @@ def limits_argument(limits: SandboxLimits) -> str:
     )
 
 
-def python_argv(mode: str, limits: SandboxLimits, lib: str = LIB) -> list[str]:
+def python_argv(
+    mode: str, limits: SandboxLimits, lib: str = LIB, ready_fd: int | None = None
+) -> list[str]:
     """The interpreter and its arguments: the inside program in `mode` (run or repl), imported
-    from `lib` (its directory as the interpreter sees it)."""
+    from `lib` (its directory as the interpreter sees it); it writes `ready` on `ready_fd` once
+    its limits are set, before it reads any code."""
     executable, _ = interpreter()
     load = _LOAD.format(lib)
-    return [executable, "-I", "-S", "-B", "-c", load, mode, limits_argument(limits)]
+    numbers = limits_argument(limits) + (f",ready_fd={ready_fd}" if ready_fd is not None else "")
+    return [executable, "-I", "-S", "-B", "-c", load, mode, numbers]
 
 
 def bwrap_argv(
@@ -70,8 +74,13 @@ def bwrap_argv(
     info_fd: int,
     seccomp_fd: int | None,
     disable_userns: bool = True,
+    *,
+    block_fd: int,
+    ready_fd: int,
 ) -> list[str]:
-    """bubblewrap's whole command line (`info_fd` receives the sandbox's PID 1 as JSON)."""
+    """bubblewrap's whole command line (`info_fd` receives the sandbox's PID 1 as JSON; the
+    sandbox waits for a byte on `block_fd` before it starts the interpreter, so the host can put
+    it in its cgroups first; the interpreter says `ready` on `ready_fd`)."""
     _, roots = interpreter()
     argv = [
         bwrap,
@@ -86,6 +95,11 @@ def bwrap_argv(
         "--as-pid-1",
         "--info-fd",
         str(info_fd),
+        "--block-fd",
+        str(block_fd),
+        # as the host's root, bubblewrap would keep the code's capabilities (CapEff 1fffeffffff)
+        "--cap-drop",
+        "ALL",
         "--clearenv",
     ]
     for name, value in ENV.items():
@@ -113,4 +127,4 @@ def bwrap_argv(
     argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
-    return [*argv, "--", *python_argv(mode, limits)]
+    return [*argv, "--", *python_argv(mode, limits, ready_fd=ready_fd)]

@@ -137,6 +137,7 @@ def serve(limits):
     for line in requests:
         request = json.loads(line)
         answer = call(request["code"], namespace, cap, limits)
+        answer["id"] = request["id"]  # the host refuses an answer that is not its call's
         answers.write(json.dumps(answer, ensure_ascii=False) + "\n")
         answers.flush()
 
@@ -188,7 +189,11 @@ def main():
     for item in sys.argv[2].split(","):
         name, _, number = item.partition("=")
         limits[name] = float(number) if "." in number else int(number)
+    ready = limits.pop("ready_fd", None)
     set_limits(limits)
+    if ready is not None:  # the host now knows the sandbox started: no code has run yet
+        os.write(ready, b"ready")
+        os.close(ready)
     if mode == "run":
         run_once(limits)
     else:

@@ -65,7 +65,9 @@ async def run_in(sandbox: SandboxProcess, code: str, limits: SandboxLimits) -> R
             exit_code = None
     finally:
         await sandbox.kill()
-    limit = stopped[0] if stopped else limit_of(exit_code)
+    killed = exit_code in (-9, 128 + 9)  # the memory cgroup's limit kills with SIGKILL
+    memory = "memory" if killed and sandbox.out_of_memory else ""
+    limit = stopped[0] if stopped else memory or limit_of(exit_code)
     if limit:
         exit_code = None
     return RunResult(out.text(), err.text(), exit_code, limit, out.cut or err.cut)

@@ -27,11 +27,15 @@ import signal
 import sys
 from typing import Any
 
+from ..errors import SandboxUnavailableError
+from . import cgroups, stopping
 from .availability import bubblewrap
+from .bounds import bounds
+from .cgroups import SandboxCgroup
 from .child import Child, spawn
 from .command import ENV, INSIDE, WORK, bwrap_argv, python_argv
 from .limits import SandboxLimits
-from .seccomp import no_new_processes, supported
+from .seccomp import program, supported
 
 _LIVE: set[SandboxProcess] = set()
 """Every sandbox not yet killed, held here so that atexit finds those nobody closed."""
@@ -44,26 +48,56 @@ _READ = 65_536
 
 
 class SandboxProcess:
-    """One running sandbox: its pipes, and `kill()` for its whole tree."""
+    """One running sandbox: its pipes, `pause()`/`resume()` of all it runs, and `kill()` for its
+    whole tree (and its cgroups, when it has them)."""
 
-    def __init__(self, process: Child, init_pid: int | None):
+    def __init__(self, process: Child, init_pid: int | None, group: SandboxCgroup | None = None):
         self.process = process
-        self.init_pid = init_pid
+        self.group = group
+        self.init_pid: int | None = None
+        self.out_of_memory = False
+        """Whether the memory cgroup's limit killed a task of it (known once it is killed)."""
         self._pidfd: int | None = None
+        self.attach(init_pid)
+        _LIVE.add(self)
+
+    def attach(self, init_pid: int | None) -> None:
+        """Know the sandbox's PID 1, as bubblewrap reported it (a pidfd holds it from now on)."""
+        self.init_pid = init_pid
         if init_pid is not None and hasattr(os, "pidfd_open"):
             with contextlib.suppress(OSError):
                 self._pidfd = os.pidfd_open(init_pid)
-        _LIVE.add(self)
 
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    def pause(self) -> None:
+        """Stop every task of the sandbox (between a session's calls): its v2 freezer, else
+        SIGSTOP of each of its processes."""
+        if self.group is not None and self.group.freeze():
+            return
+        if self.init_pid is not None:
+            stopping.stop(self._processes)
+
+    def resume(self) -> None:
+        if self.group is not None and self.group.thaw():
+            return
+        if self.init_pid is not None:
+            stopping.resume(self._processes)
+
+    def _processes(self) -> list[int]:
+        if self.group is not None:
+            return self.group.processes()
+        return stopping.tree(self.init_pid) if self.init_pid is not None else []
 
     def kill_now(self) -> None:
         """SIGKILL the sandbox's PID 1, so the kernel kills all it holds; without waiting. For
         atexit and for paths that cannot await. bwrap itself is left to reap it and exit (killed
         first, it would leave PID 1 a zombie for the host's init to reap)."""
         self._kill_init()
+        if self.group is not None:
+            self.group.kill_all()
         if self.init_pid is None and self.process.returncode is None:
             with contextlib.suppress(OSError):  # bwrap failed early, or unsafe_local
                 os.killpg(self.process.pid, signal.SIGKILL)
@@ -78,7 +112,8 @@ class SandboxProcess:
                 os.kill(self.init_pid, signal.SIGKILL)
 
     async def kill(self) -> None:
-        """Kill the whole tree and wait until it is gone. Safe to call more than once.
+        """Kill the whole tree and wait until it is gone, then remove its cgroups. Safe to call
+        more than once.
 
         PID 1 first, and wait for it: its exit is where the kernel kills and reaps the rest of
         the namespace. bwrap then exits by itself, having reaped it.
@@ -98,6 +133,10 @@ class SandboxProcess:
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
+        if self.group is not None:
+            group, self.group = self.group, None
+            self.out_of_memory = group.out_of_memory()
+            await group.remove()
         _LIVE.discard(self)
 
 
@@ -121,7 +160,9 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
     """Start the inside program in `mode` ("run" or "repl") under `limits`' backend, its
     stdin, stdout and stderr piped (`read_limit`: the longest line its stdout may send).
 
-    Raises SandboxUnavailableError when bubblewrap cannot run."""
+    Returns once the sandbox's interpreter has set its limits and is about to read code.
+    Raises SandboxUnavailableError when bubblewrap cannot run, or could not start this sandbox
+    (then no code was given to it, and the error is the operator's to fix)."""
     if limits.backend == "unsafe_local":
         process = await spawn(
             python_argv(mode, limits, str(INSIDE.parent)),
@@ -131,22 +172,78 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
         )
         return SandboxProcess(process, None)
     bwrap = bubblewrap()
+    plan = bounds()
+    group = SandboxCgroup(plan.cgroups, limits) if plan.cgroups is not None else None
     info_read, info_write = os.pipe()
-    seccomp_fd = None
-    passed = [info_write]
+    block_read, block_write = os.pipe()
+    ready_read, ready_write = os.pipe()
+    seccomp_fd = _data_fd(program(plan.refuse_memory, plan.tasks)) if supported() else None
+    passed = [info_write, block_read, ready_write]
+    passed += [seccomp_fd] if seccomp_fd is not None else []
     try:
-        if os.geteuid() == 0 and supported():
-            seccomp_fd = _data_fd(no_new_processes())
-            passed.append(seccomp_fd)
-        argv = bwrap_argv(bwrap.path, mode, limits, info_write, seccomp_fd, bwrap.disable_userns)
+        argv = bwrap_argv(
+            bwrap.path,
+            mode,
+            limits,
+            info_write,
+            seccomp_fd,
+            bwrap.disable_userns,
+            block_fd=block_read,
+            ready_fd=ready_write,
+        )
         process = await spawn(
             argv, env={}, pass_fds=passed, new_session=_VFORK_WITH_SETSID, read_limit=read_limit
         )
+    except BaseException:
+        for fd in (info_read, block_write, ready_read):
+            os.close(fd)
+        if group is not None:
+            group.remove_now()
+        raise
     finally:
         for fd in passed:
             os.close(fd)
-    init_pid = await _read_info(info_read)
-    return SandboxProcess(process, init_pid)
+    sandbox = SandboxProcess(process, None, group)
+    try:
+        init_pid = await _read_info(info_read)
+        sandbox.attach(init_pid)
+        if init_pid is not None and group is not None:
+            try:
+                group.add(init_pid)
+            except ProcessLookupError:
+                pass  # bwrap failed inside already: the ready pipe's end says so, with its words
+            except OSError as error:
+                raise SandboxUnavailableError(
+                    f"could not move the sandbox into its cgroup ({error}); "
+                    f"{cgroups.VARIABLE}=off runs sandboxes without cgroups"
+                ) from None
+        if init_pid is not None:
+            with contextlib.suppress(OSError):  # bwrap gone: the ready pipe says so
+                os.write(block_write, b"1")
+        ready = await _read_all(ready_read)
+        if ready != b"ready":
+            raise SandboxUnavailableError(await _why_not_started(process))
+    except BaseException:
+        await sandbox.kill()
+        raise
+    finally:
+        os.close(block_write)
+    return sandbox
+
+
+async def _why_not_started(process: Child) -> str:
+    """What bubblewrap (or the interpreter, before any code) said when the sandbox did not start."""
+    code = None
+    with contextlib.suppress(asyncio.TimeoutError):
+        code = await asyncio.wait_for(asyncio.shield(process.wait()), 5)
+    said = b""
+    with contextlib.suppress(asyncio.TimeoutError, OSError):
+        said = await asyncio.wait_for(process.stderr.read(4096), 1)
+    text = said.decode("utf-8", "replace").strip()[-600:] or "nothing on stderr"
+    return (
+        f"the sandbox did not start (bubblewrap's exit status {code}): {text}. Check that "
+        "bubblewrap works here (`swift-gym doctor`)."
+    )
 
 
 def _data_fd(data: bytes) -> int:
@@ -157,11 +254,9 @@ def _data_fd(data: bytes) -> int:
     return fd
 
 
-async def _read_info(fd: int) -> int | None:
-    """The sandbox's PID 1 as bwrap reports it on `--info-fd` (None if bwrap failed first).
-
-    bwrap writes it once the namespaces exist and closes the pipe; read without a thread.
-    """
+async def _read_all(fd: int, cap: int = 65_536) -> bytes:
+    """All that is written on pipe `fd` until its writers close it (at most `cap` bytes);
+    read on the loop, without a thread."""
     loop = asyncio.get_running_loop()
     os.set_blocking(fd, False)
     done: asyncio.Future[None] = loop.create_future()
@@ -174,7 +269,7 @@ async def _read_info(fd: int) -> int | None:
             return
         except OSError:
             chunk = b""
-        if chunk and sum(map(len, chunks)) < 65_536:
+        if chunk and sum(map(len, chunks)) < cap:
             chunks.append(chunk)
         elif not done.done():
             done.set_result(None)
@@ -185,7 +280,14 @@ async def _read_info(fd: int) -> int | None:
     finally:
         loop.remove_reader(fd)
         os.close(fd)
-    text = b"".join(chunks).decode("utf-8", "replace")
+    return b"".join(chunks)
+
+
+async def _read_info(fd: int) -> int | None:
+    """The sandbox's PID 1 as bwrap reports it on `--info-fd` (None if bwrap failed first).
+
+    bwrap writes it once the namespaces exist and closes the pipe."""
+    text = (await _read_all(fd)).decode("utf-8", "replace")
     try:
         pid = json.loads(text).get("child-pid") if text.strip() else None
     except (ValueError, AttributeError):

@@ -1,14 +1,22 @@
-"""A seccomp filter that forbids new processes (threads stay allowed), for when RLIMIT_NPROC
-cannot hold.
+"""The sandbox's seccomp filter: the system calls refused to the code, whatever its limits.
 
-The kernel never enforces RLIMIT_NPROC for processes whose real user is the host's root (the
-`INIT_USER` exception in `copy_process`), and inside bubblewrap's user namespace the code keeps
-that user. So when swift-gym runs as root, a fork bomb would meet no process limit; this filter
-makes `fork`, `vfork` and `clone` without `CLONE_THREAD` fail with EPERM, and `clone3` (whose
-flags a filter cannot read) fail with ENOSYS, so the C library falls back to `clone`. Threads
-are still bounded by the address-space limit (each reserves its stack).
+Always refused: the kernel's key management (`keyctl`, `add_key`, `request_key`, as Docker's and
+Flatpak's filters do). Keyrings are not namespaced: without this, code could read, replace or
+leave keys in the session keyring of the user that runs swift-gym, for a later episode or the
+host to find. Then, by what the host can bound (`bounds.py`):
 
-A classic BPF program, written out by hand (libseccomp would be a dependency for twelve
+- without cgroups, what no rlimit counts is refused: SysV shared memory and message queues
+  (`shmget`, `msgget`: their pages outlive the mapping) and memory-only files (`memfd_create`,
+  `memfd_secret`: filled with `write()`, they are never mapped);
+- without a pids cgroup, as the host's root (for whom the kernel never enforces RLIMIT_NPROC:
+  the `INIT_USER` exception in `copy_process`, kept inside bubblewrap's user namespace), new
+  tasks are refused: `fork`, `vfork` and every `clone` (threads too) fail with EPERM, and
+  `clone3` with ENOSYS (so the C library falls back to `clone`, and gets EPERM).
+
+A refused call fails with an errno (the code gets an OSError it can read); a call of another ABI
+(i386 or x32 on x86_64) is refused whole, so no rule is bypassed through another table.
+
+A classic BPF program, written out by hand (libseccomp would be a dependency for a few dozen
 instructions); bubblewrap loads it (`--seccomp FD`) just before it starts the code.
 """
 
@@ -16,21 +24,47 @@ from __future__ import annotations
 
 import platform
 import struct
+from typing import Literal, NamedTuple
+
+Tasks = Literal["allowed", "none"]
+"""New tasks (processes and threads): allowed (a pids cgroup or RLIMIT_NPROC bounds them), or
+none at all."""
+
+
+class Arch(NamedTuple):
+    audit: int
+    numbers: dict[str, int]
+
 
 _ARCHES = {
-    # machine: (AUDIT_ARCH_*, clone, clone3, [fork, vfork])
-    "x86_64": (0xC000003E, 56, 435, (57, 58)),
-    "aarch64": (0xC00000B7, 220, 435, ()),
-}
+    "x86_64": Arch(
+        0xC000003E,
+        {
+            "clone": 56, "clone3": 435, "fork": 57, "vfork": 58,
+            "keyctl": 250, "add_key": 248, "request_key": 249,
+            "shmget": 29, "msgget": 68, "memfd_create": 319, "memfd_secret": 447,
+        },
+    ),
+    "aarch64": Arch(
+        0xC00000B7,
+        {
+            "clone": 220, "clone3": 435,
+            "keyctl": 219, "add_key": 217, "request_key": 218,
+            "shmget": 194, "msgget": 186, "memfd_create": 279, "memfd_secret": 447,
+        },
+    ),
+}  # fmt: skip
+KEYRING = ("keyctl", "add_key", "request_key")
+UNBOUNDED_MEMORY = ("shmget", "msgget", "memfd_create", "memfd_secret")
+FORKS = ("fork", "vfork")
 _X32_BIT = 0x40000000
-_CLONE_THREAD = 0x00010000
 _ALLOW = 0x7FFF0000
 _KILL_PROCESS = 0x80000000
 _ERRNO = 0x00050000
 _EPERM, _ENOSYS = 1, 38
 # struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]
-_NR, _ARCH, _ARG0_LOW = 0, 4, 16
-_LD_W_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+_NR, _ARCH = 0, 4
+_LD_W_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
 
 
 def supported() -> bool:
@@ -38,26 +72,34 @@ def supported() -> bool:
     return platform.machine() in _ARCHES
 
 
-def no_new_processes() -> bytes:
+def refused(refuse_memory: bool, tasks: Tasks) -> list[str]:
+    """The names of the system calls the filter refuses, in its order (for the docs and doctor)."""
+    names = list(KEYRING)
+    if refuse_memory:
+        names += UNBOUNDED_MEMORY
+    if tasks != "allowed":
+        names += [*FORKS, "clone", "clone3"]
+    return names
+
+
+def program(refuse_memory: bool, tasks: Tasks) -> bytes:
     """The filter, as the `struct sock_filter` array bubblewrap reads from `--seccomp FD`."""
-    arch, clone, clone3, forks = _ARCHES[platform.machine()]
-    program: list[tuple[int, int, int, int]] = [
+    arch = _ARCHES[platform.machine()]
+    numbers = arch.numbers
+    code: list[tuple[int, int, int, int]] = [
         (_LD_W_ABS, 0, 0, _ARCH),
-        (_JEQ, 1, 0, arch),  # another ABI (i386 on x86_64): refused whole
+        (_JEQ, 1, 0, arch.audit),  # another ABI (i386 on x86_64): refused whole
         (_RET, 0, 0, _KILL_PROCESS),
         (_LD_W_ABS, 0, 0, _NR),
     ]
-    if arch == 0xC000003E:  # x32 system calls share the arch: refuse them
-        program += [(_JGE, 0, 1, _X32_BIT), (_RET, 0, 0, _ERRNO | _EPERM)]
-    for number in forks:
-        program += [(_JEQ, 0, 1, number), (_RET, 0, 0, _ERRNO | _EPERM)]
-    program += [
-        (_JEQ, 0, 1, clone3),
-        (_RET, 0, 0, _ERRNO | _ENOSYS),
-        (_JEQ, 0, 3, clone),
-        (_LD_W_ABS, 0, 0, _ARG0_LOW),  # clone's flags (x86_64 and aarch64 both pass them first)
-        (_JSET, 1, 0, _CLONE_THREAD),
-        (_RET, 0, 0, _ERRNO | _EPERM),
-        (_RET, 0, 0, _ALLOW),
-    ]
-    return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
+    if arch.audit == 0xC000003E:  # x32 system calls share the arch: refuse them
+        code += [(_JGE, 0, 1, _X32_BIT), (_RET, 0, 0, _ERRNO | _EPERM)]
+    plain = list(KEYRING) + (list(UNBOUNDED_MEMORY) if refuse_memory else [])
+    if tasks == "none":
+        plain += [name for name in (*FORKS, "clone") if name in numbers]
+    for name in plain:
+        code += [(_JEQ, 0, 1, numbers[name]), (_RET, 0, 0, _ERRNO | _EPERM)]
+    if tasks == "none":
+        code += [(_JEQ, 0, 1, numbers["clone3"]), (_RET, 0, 0, _ERRNO | _ENOSYS)]
+    code.append((_RET, 0, 0, _ALLOW))
+    return b"".join(struct.pack("<HBBI", *instruction) for instruction in code)

@@ -7,6 +7,14 @@ its stdout; the code's `print` output is captured per call inside (bounded), and
 fds 1 and 2 directly (`os.write`, child processes) is drained here and added to the call's
 output. A call past its wall time, or a server that dies, ends the sandbox (its whole process
 tree); the next call starts a fresh one and the result said so.
+
+Between calls nothing of the sandbox runs: every task is stopped once its call's answer is in
+(`SandboxProcess.pause`), so threads and children a call left behind use no CPU and write
+nothing until the next call resumes them, under that call's limits. Each request carries an id
+of its own that the answer must repeat: the code can write on the answer pipe (it runs in the
+server's process), but a line that is not the answer to this call ends the session instead of
+being taken, late, as a later call's answer. Code can forge the answer to its own call (with
+the id it finds in memory): that fools only its own episode, which it could fool by printing.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 from typing import Any
 
 from .limits import SandboxLimits
@@ -78,7 +87,11 @@ class Session:
                 await self.start()
             self.calls += 1
             try:
-                return await asyncio.wait_for(self._exchange(code), self.limits.wall_seconds)
+                self._sandbox.resume()
+                result = await asyncio.wait_for(self._exchange(code), self.limits.wall_seconds)
+                if self._sandbox is not None:
+                    self._sandbox.pause()
+                return result
             except asyncio.TimeoutError:
                 await self._end()
                 return self._ended(
@@ -94,7 +107,8 @@ class Session:
         assert sandbox is not None and self._raw is not None
         process = sandbox.process
         assert process.stdin is not None and process.stdout is not None
-        request = json.dumps({"code": code}, ensure_ascii=True) + "\n"
+        call_id = secrets.token_hex(8)
+        request = json.dumps({"id": call_id, "code": code}, ensure_ascii=True) + "\n"
         try:
             process.stdin.write(request.encode("ascii"))
             await process.stdin.drain()
@@ -105,13 +119,16 @@ class Session:
             await self._end()
             return self._ended("the session's answer was too long", "output size")
         answer = _parse(line)
+        if answer is not None and answer.get("id") != call_id:
+            await self._end()
+            return self._ended("the session's answer was not this call's", "")
         if answer is None:
             exit_code = None
             with contextlib.suppress(asyncio.TimeoutError):
                 exit_code = await asyncio.wait_for(process.wait(), 1)
             raw, _ = self._raw.take()
             await self._end()
-            limit = limit_of(exit_code)
+            limit = "memory" if sandbox.out_of_memory else limit_of(exit_code)
             why = f"the {limit} limit was reached" if limit else "the Python process ended"
             return self._ended(f"{why} (exit status {exit_code})", limit, raw)
         await asyncio.sleep(0)  # let raw output written just before the answer arrive
