@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import swift_gym
+from swift_gym.tools import function_tool
 
 
 class Raises(swift_gym.Env):
@@ -145,6 +146,22 @@ class WhereAmINeverBlocks(WhereAmI):
     never_blocks = True
 
 
+class AnswersNoCall(swift_gym.Env):
+    """Offers a tool, then answers a reply's calls with no result (or with invalid tools, when
+    its seed is 1): the server must say it is the env's error."""
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "call ping", {}, ""
+
+    def tools(self) -> list[dict[str, Any]]:
+        if self.config.seed == 1:
+            return [{"type": "function", "function": {"name": "no spaces allowed"}}]
+        return [function_tool("ping", "Answers pong.", {})]
+
+    async def step(self, messages: list[dict[str, Any]]) -> swift_gym.StepResult:
+        return swift_gym.StepResult("no answer", 0.0, False, {}, [])
+
+
 class Fetches(Echo):
     """Declares that it reaches the network (as `openenv` does): served only when allowed."""
 
@@ -159,6 +176,7 @@ ENVS = {
     "wrong_shape": WrongShape,
     "echo": Echo,
     "fetches": Fetches,
+    "answers_no_call": AnswersNoCall,
     "where_am_i": WhereAmI,
     "where_am_i_never_blocks": WhereAmINeverBlocks,
     "cancels": Cancels,

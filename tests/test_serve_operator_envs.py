@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import serve_process
-from mcp_servers import pids_in, stdio_settings
+from mcp_servers import pids_in, stdio_settings, wait_gone
 
 pytest.importorskip("mcp")  # the operator's server is a real MCP server
 websockets_sync = pytest.importorskip("websockets.sync.client")
@@ -79,3 +79,45 @@ def test_without_name_five_client_resets_start_no_operator_mcp_server(
     log = any_env.stderr()
     assert "not served: mcp_tools, openenv" in log and "serve one with --allow NAME" in log
     assert log.count("refused a reset of env mcp_tools") == 1  # told once, not per reset
+
+
+def test_allow_serves_mcp_tools_and_its_tool_calls_play_through_the_openenv_env(
+    started: Path,
+) -> None:
+    """`--allow mcp_tools`: a reset starts the operator's server (once), a call of its `add`
+    comes back as the tool's result, the answer scores, and the server's process ends with the
+    episode."""
+    import asyncio
+
+    import swift_gym
+    from swift_gym import StepResult
+
+    server = serve_process.start("--allow", "mcp_tools", env=operator(started))
+    try:
+        remote = swift_gym.make({"name": "openenv", "base_url": server.url, "env_config": MCP_ROW})
+
+        async def play() -> tuple[list[str], StepResult, StepResult]:
+            await remote.reset()
+            names = [tool["function"]["name"] for tool in remote.tools()]
+            call = {"id": "call_add", "type": "function",
+                    "function": {"name": "add", "arguments": '{"a": 2, "b": 3}'}}  # fmt: skip
+            messages: list[dict[str, Any]] = [
+                {"role": "assistant", "content": "", "tool_calls": [call]}
+            ]
+            added = await remote.step(messages)
+            messages.append({"role": "assistant", "content": "<answer>5</answer>"})
+            answered = await remote.step(messages)
+            await remote.close()
+            return names, added, answered
+
+        names, added, answered = asyncio.run(play())
+        assert "add" in names
+        assert isinstance(added, StepResult) and not added.done
+        (result,) = added.tool_results
+        assert (result.tool_call_id, result.name, result.content) == ("call_add", "add", "5")
+        assert answered.reward == 1.0 and answered.done
+        assert answered.info["status"] == "correct"
+        assert len(pids_in(started)) == 1
+        assert wait_gone(pids_in(started)) == []
+    finally:
+        server.stop()

@@ -27,8 +27,11 @@ RESET = json.dumps({"type": "observation", "data": {"observation": {"text": "sta
 class ScriptedServer:
     """Answers the reset with `RESET`, then step i with `script[i]` (raw text, sent as is)."""
 
-    def __init__(self, script: list[str | None]) -> None:
+    def __init__(self, script: list[str | None], reset: str = RESET) -> None:
         self.script = list(script)
+        self.reset = reset
+        self.received: list[Any] = []
+        """Every frame the client sent, parsed."""
         self.after_silence: list[str] = []
         """Frames the client sent after a step that got no answer."""
         self.close_received: Any = "connection still open"
@@ -55,10 +58,11 @@ class ScriptedServer:
         silent = False
         try:
             async for text in connection:
+                self.received.append(json.loads(text))
                 if silent:
                     self.after_silence.append(text)
                 elif json.loads(text)["type"] == "reset":
-                    await connection.send(RESET)
+                    await connection.send(self.reset)
                 elif self.script:
                     answer = self.script.pop(0)
                     silent = answer is SILENT
@@ -83,8 +87,8 @@ class ScriptedServer:
 def scripted() -> Iterator[Any]:
     servers: list[ScriptedServer] = []
 
-    def start(*script: str | None) -> ScriptedServer:
-        servers.append(ScriptedServer(list(script)))
+    def start(*script: str | None, reset: str = RESET) -> ScriptedServer:
+        servers.append(ScriptedServer(list(script), reset))
         return servers[-1]
 
     yield start
@@ -158,3 +162,86 @@ def test_a_timeout_hangs_up_at_once_without_waiting_for_a_close_handshake(
     assert server.ended.wait(10)
     assert server.after_silence == []  # not even the protocol's close frame
     assert server.close_received is None  # nor a WebSocket close handshake
+
+
+PING = {"type": "function", "function": {"name": "ping", "parameters": {"type": "object"}}}
+CALL = {"id": "call_1", "type": "function", "function": {"name": "ping", "arguments": "{}"}}
+
+
+def reset_offering(tools: Any) -> str:
+    return json.dumps({"type": "observation", "data": {"observation": {"text": "start",
+                       "tools": tools}}})  # fmt: skip
+
+
+def answer_with(results: Any) -> str:
+    """A step's answer whose observation carries `results` as its tool_results."""
+    return json.dumps({"type": "observation", "data": {"observation": {"text": "x",
+                       "tool_results": results}}})  # fmt: skip
+
+
+def call_once(server: ScriptedServer) -> Any:
+    env = OpenEnvEnv({"base_url": server.url})
+
+    async def play() -> Any:
+        await env.reset()
+        try:
+            return await env.step([{"role": "assistant", "content": "", "tool_calls": [CALL]}])
+        finally:
+            await env.close()
+
+    return asyncio.run(play())
+
+
+def test_tools_and_tool_results_travel_and_a_text_step_sends_what_it_always_sent(
+    scripted: Any,
+) -> None:
+    from swift_gym import StepResult, ToolResult
+
+    result = {"tool_call_id": "call_1", "name": "ping", "content": "pong", "is_error": False}
+    server = scripted(answer_with([result]), observation(), reset=reset_offering([PING]))
+    env = OpenEnvEnv({"base_url": server.url})
+
+    async def play() -> tuple[Any, Any, Any]:
+        await env.reset()
+        tools = list(env.tools())
+        called = await env.step([{"role": "assistant", "content": "", "tool_calls": [CALL]}])
+        said = await env.step([{"role": "assistant", "content": "done"}])
+        await env.close()
+        return tools, called, said
+
+    tools, called, said = asyncio.run(play())
+    assert tools == [PING]
+    assert called == StepResult("x", 0.0, False, {}, (ToolResult("call_1", "ping", "pong"),))
+    assert isinstance(said, StepResult) and said.tool_results == ()  # a tool env's step
+    steps = [frame["data"] for frame in server.received if frame["type"] == "step"]
+    assert steps == [{"message": "", "tool_calls": [CALL]}, {"message": "done"}]
+    # a server that offers no tools: the 4-tuple, as before tools
+    assert step_once(scripted(observation())) == ("x", 0.0, False, {})
+
+
+@pytest.mark.parametrize(
+    ("tools", "words"),
+    [
+        ({"ping": PING}, "sent tools {'ping': .*, not a list of tools"),
+        ([{"type": "function", "function": {"name": "two words"}}], "invalid tools offered by .the server at ws://127"),
+    ],
+)
+def test_tools_that_are_not_valid_are_a_protocol_error(
+    scripted: Any, tools: Any, words: str
+) -> None:
+    with pytest.raises(ProtocolError, match=words):
+        step_once(scripted(observation(), reset=reset_offering(tools)))
+
+
+@pytest.mark.parametrize(
+    "results",
+    [
+        {"call_1": "pong"},
+        ["pong"],
+        [{"tool_call_id": "call_1", "name": "ping", "content": 5}],
+        [{"tool_call_id": "call_1", "name": "ping", "content": "pong", "is_error": "no"}],
+    ],
+)
+def test_tool_results_of_the_wrong_shape_are_a_protocol_error(scripted: Any, results: Any) -> None:
+    with pytest.raises(ProtocolError, match="sent tool_results"):
+        call_once(scripted(answer_with(results), reset=reset_offering([PING])))

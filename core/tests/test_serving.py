@@ -21,6 +21,7 @@ from swift_gym.serving.protocol import (
     ProtocolError,
     observation_frame,
     parse_frame,
+    read_action,
     reply_of,
 )
 from swift_gym.serving.sessions import Session, SessionTable
@@ -56,6 +57,25 @@ def test_the_reply_is_the_message_or_the_json_text_of_the_action() -> None:
     assert reply_of({"message": 5}) == '{"message": 5}'
     assert reply_of({"action": "up"}) == '{"action": "up"}'
     assert reply_of({}) == "{}"
+
+
+def test_an_action_with_tool_calls_is_read_as_a_reply_that_calls_tools() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "move", "arguments": "{}"}}
+    text, calls = read_action({"message": None, "tool_calls": [call]})
+    assert text == "" and [(c.id, c.name, c.arguments) for c in calls] == [("c1", "move", "{}")]
+    assert read_action({"message": "hi", "tool_calls": None}) == ("hi", [])
+    assert read_action({"action": "up"}) == ('{"action": "up"}', [])  # as before tools
+    # a call that cannot be read is a call all the same: the env answers it with an error
+    (odd,) = read_action({"message": "", "tool_calls": ["junk"]})[1]
+    assert (odd.id, odd.name) == ("call_0", "")
+    for action, words in [
+        ({"message": "", "tool_calls": "move"}, "tool_calls must be a JSON array"),
+        ({"message": ["x"], "tool_calls": []}, "message must be a string"),
+        ({"message": "", "tool_calls": [call] * 65}, "65 tool calls in one step: at most 64"),
+    ]:
+        with pytest.raises(ProtocolError, match=words) as caught:
+            read_action(action)
+        assert caught.value.code == VALIDATION_ERROR
 
 
 def test_frames_out_are_strict_json_with_surrogates_escaped() -> None:

@@ -7,7 +7,9 @@ or from the server at reset, and each step's info is the server's metadata with 
 observation's `info` (but the server's `episode_id`: `env.episode_id` holds that). Every socket
 lives on one background loop per process (`background`), so reset and step never block the
 caller's loop and work whichever loop calls them. Which bearer token goes to which server is
-the operator's choice (`tokens`), never a row's. An episode whose server dies ends with a
+the operator's choice (`tokens`), never a row's. A served env that offers tools offers them
+here too (`tools()`, from the reset's observation): each step sends the reply's tool calls and
+returns a `StepResult` with the server's results. An episode whose server dies ends with a
 `RemoteEnvError`; the others go on. A reset for which no server accepts a connection raises
 `ServerDownError` (an `EnvUnavailableError`: `swift-gym eval` then starts no new episode). A
 finished, closed or forgotten env closes its session (a forgotten one when it is
@@ -22,7 +24,10 @@ import weakref
 from typing import Any, ClassVar
 
 from ..env import Env, Message
-from ..replies import reply_text
+from ..replies import reply_text, tool_calls
+from ..steps import StepResult
+from ..tool_turns import call_messages
+from ..tools import ToolSet
 from . import background
 from .config import OpenEnvConfig
 from .protocol import (
@@ -32,6 +37,8 @@ from .protocol import (
     reset_frame,
     socket_url,
     step_frame,
+    tool_results_of,
+    tools_of,
 )
 from .session import Session
 from .tokens import bearer_headers
@@ -55,6 +62,7 @@ class OpenEnvEnv(Env):
         self._session: Session | None = None
         self._done = False
         self._finalizer: weakref.finalize | None = None
+        self._tools: ToolSet | None = None
         self.episode_id: str | None = None
         """The server's id of the episode (OpenEnv's `episode_id`), to find it in the server's
         logs. It is kept out of `info`: a fresh id each episode would make two plays of the
@@ -63,6 +71,7 @@ class OpenEnvEnv(Env):
     async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
         await self.close()
         self._done = False
+        self._tools = None
         data = dict(self.config.reset_kwargs)
         if self.config.env_config is not None:
             data["env_config"] = self.config.env_config
@@ -70,6 +79,7 @@ class OpenEnvEnv(Env):
             data["seed"] = self.config.seed
         answer = await background.run(self._open_and_reset(data))
         observation, info = self._read(answer)
+        self._tools = tools_of(self._url(), answer.observation)
         system = self.config.system_message
         if system is None:
             sent = answer.observation if isinstance(answer.observation, dict) else {}
@@ -108,19 +118,36 @@ class OpenEnvEnv(Env):
         self._session = session
         self._finalizer = weakref.finalize(self, _close_later, session)
 
-    async def step(self, messages: list[Message]) -> tuple[str, float, bool, dict[str, Any]]:
+    def tools(self) -> ToolSet | list[Any]:
+        """The tools the served env offers this episode (from the reset's answer)."""
+        return self._tools if self._tools is not None else []
+
+    async def step(
+        self, messages: list[Message]
+    ) -> tuple[str, float, bool, dict[str, Any]] | StepResult:
+        """Send the reply (its text, and its tool calls if it made any); a `StepResult` with
+        the server's tool results in a tool env, else the 4-tuple, as before tools."""
         session = self._session
         if session is None:
             why = "the episode is over" if self._done else "reset() was not called"
             raise RemoteEnvError(f"step() with no session: {why}")
         reply = reply_text(messages)  # the text every env reads (multimodal parts joined)
-        frame = step_frame({"message": reply})
-        answer = await background.run(session.request(frame, close_when_done=True))
+        calls = tool_calls(messages)
+        action: dict[str, Any] = {"message": reply}
+        if calls:  # only then: a server that knows no tools gets the action it always got
+            action["tool_calls"] = call_messages(calls)
+        answer = await background.run(session.request(step_frame(action), close_when_done=True))
         observation, info = self._read(answer)
+        results = tool_results_of(session.url, answer.observation)
         if answer.done:  # the session closed itself: the slot is given back at once
             self._done = True
             self._forget()
+        if self._tools or calls or results:
+            return StepResult(observation, answer.reward, answer.done, info, results)
         return observation, answer.reward, answer.done, info
+
+    def _url(self) -> str:
+        return self._session.url if self._session is not None else "the server"
 
     def _read(self, answer: Observation) -> tuple[str, dict[str, Any]]:
         """The text the model reads, and the info: the server's metadata and the env's info."""

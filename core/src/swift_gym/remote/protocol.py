@@ -7,6 +7,10 @@ Client frames: `{"type": "reset", "data": {...}}`, `{"type": "step", "data": {ac
 both are read. What a server sends is untrusted: sizes are bounded by the socket, nesting by
 `json_text.loads`, and anything that is not such a frame is a `ProtocolError` naming what is
 wrong, never a KeyError.
+
+A served env that offers tools (`swift-gym serve`) adds `tools` to the reset's observation and
+`tool_results` to each step's; a step's action then carries the reply's `tool_calls`. Both are
+read here with the same care: tools checked as any env's are (`ToolSet`), results field by field.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import EnvUnavailableError, SwiftGymError, printable, short_repr
+from ..errors import EnvUnavailableError, InvalidToolsError, SwiftGymError, printable, short_repr
 from ..json_text import TooDeepError, dumps, loads
+from ..tools import ToolResult, ToolSet
 
 MAX_CODE_CHARS = 100
 """An error frame's code is shown up to this many characters (OpenEnv's codes: ~20)."""
@@ -121,6 +126,42 @@ def parse_frame(url: str, text: str | bytes) -> Observation:
     return Observation(
         observation, reward, bool(done), metadata if isinstance(metadata, dict) else {}
     )
+
+
+def tools_of(url: str, observation: Any) -> ToolSet | None:
+    """The tools a reset's observation offers (`tools`), checked; None when it offers none."""
+    raw = observation.get("tools") if isinstance(observation, dict) else None
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise ProtocolError(f"{url} sent tools {short_repr(raw, 80)}, not a list of tools")
+    if not raw:
+        return None
+    try:
+        return ToolSet(raw, f"the server at {url}")
+    except InvalidToolsError as error:
+        raise ProtocolError(str(error)) from None
+
+
+def tool_results_of(url: str, observation: Any) -> list[ToolResult]:
+    """The results a step's observation carries (`tool_results`); [] when it has none."""
+    raw = observation.get("tool_results") if isinstance(observation, dict) else None
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ProtocolError(f"{url} sent tool_results {short_repr(raw, 80)}, not a list")
+    results = []
+    for index, item in enumerate(raw):
+        fields = item if isinstance(item, dict) else {}
+        texts = [fields.get(key) for key in ("tool_call_id", "name", "content")]
+        is_error = fields.get("is_error", False)
+        if not all(isinstance(text, str) for text in texts) or not isinstance(is_error, bool):
+            raise ProtocolError(
+                f"{url} sent tool_results[{index}] {short_repr(item, 80)}: a result is "
+                '{"tool_call_id": str, "name": str, "content": str, "is_error": bool}'
+            )
+        results.append(ToolResult(texts[0], texts[1], texts[2], is_error))
+    return results
 
 
 def _raise(url: str, code: Any, message: Any) -> Observation:

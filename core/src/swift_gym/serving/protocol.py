@@ -7,6 +7,11 @@ answers as openenv's own server does: `{"type": "observation", "data": {"observa
 openenv-core 0.3.0's client drops the top-level `metadata` (0.10.0 reads it), so what a client
 needs travels in the observation.
 
+An env that offers tools is played through the same frames: the reset's observation carries the
+`tools` (OpenAI function-tool schemas), a step's action the reply's `tool_calls` (OpenAI's
+shape) beside its `message`, and the step's observation the `tool_results`, one per call, in
+call order. A text env's frames are what they always were.
+
 Everything here is pure: text in, values or `ProtocolError` out, and the answer's text. Frames
 come from the network, so they are bounded in size and nesting before anything walks them, and
 messages never echo more than a short excerpt of what was sent.
@@ -20,6 +25,8 @@ from typing import Any
 
 from .. import json_text
 from ..errors import short_repr
+from ..replies import MAX_TOOL_CALLS, tool_calls
+from ..tools import ToolCall, ToolResult
 
 INVALID_JSON = "INVALID_JSON"
 """The frame is no JSON object, nests too deep, or is too big."""
@@ -105,6 +112,50 @@ def reply_of(action: dict[str, Any]) -> str:
     return json_text.dumps(action)
 
 
+def read_action(action: dict[str, Any]) -> tuple[str, list[ToolCall]]:
+    """The reply's text and tool calls, from a step's action; raises `ProtocolError`.
+
+    A reply that calls tools is `{"message": text or null, "tool_calls": [...]}`, the calls in
+    OpenAI's shape (`{"id", "type": "function", "function": {"name", "arguments"}}`), read as
+    `swift_gym.tool_calls` reads a reply's: a call that cannot be read is still a call (with an
+    empty name), so the env answers it with an error the model reads. An action without
+    `tool_calls` is read by `reply_of`, as before tools.
+    """
+    if "tool_calls" not in action:
+        return reply_of(action), []
+    raw = action["tool_calls"]
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list):
+        raise ProtocolError(
+            VALIDATION_ERROR, f"tool_calls must be a JSON array of tool calls, not {_kind(raw)}"
+        )
+    if len(raw) > MAX_TOOL_CALLS:
+        raise ProtocolError(
+            VALIDATION_ERROR, f"{len(raw)} tool calls in one step: at most {MAX_TOOL_CALLS}"
+        )
+    message = action.get("message")
+    if message is None:
+        message = ""
+    if not isinstance(message, str):
+        raise ProtocolError(
+            VALIDATION_ERROR,
+            f"message must be a string (or null, in a reply that only calls tools), not "
+            f"{_kind(message)}",
+        )
+    return message, tool_calls({"role": "assistant", "tool_calls": raw})
+
+
+def result_fields(result: ToolResult) -> dict[str, Any]:
+    """A tool result as the observation carries it."""
+    return {
+        "tool_call_id": result.tool_call_id,
+        "name": result.name,
+        "content": result.content,
+        "is_error": result.is_error,
+    }
+
+
 def observation_frame(
     text: str,
     reward: float | None,
@@ -112,8 +163,12 @@ def observation_frame(
     info: dict[str, Any],
     metadata: dict[str, Any],
     system_prompt: str | None = None,
+    *,
+    tools: list[dict[str, Any]] | None = None,
+    tool_results: list[dict[str, Any]] | None = None,
 ) -> str:
-    """The answer to a reset (with the system prompt) or a step.
+    """The answer to a reset (with the system prompt, and the tools if the env offers any) or a
+    step (with the tool results, in a tool env).
 
     The observation holds what a client needs (the text the model reads, the system prompt at
     reset, the env's info), since openenv-core 0.3.0 hands its caller nothing else.
@@ -121,6 +176,10 @@ def observation_frame(
     observation: dict[str, Any] = {"text": text}
     if system_prompt is not None:
         observation["system_prompt"] = system_prompt
+    if tools is not None:
+        observation["tools"] = tools
+    if tool_results is not None:
+        observation["tool_results"] = tool_results
     observation["info"] = info
     data = {"observation": observation, "reward": reward, "done": done, "metadata": metadata}
     return _frame("observation", data)

@@ -9,29 +9,64 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..replies import MAX_TOOL_CALLS
+
 if TYPE_CHECKING:
     from .catalogue import EnvCatalogue
 
+_TOOL_CALL = {
+    "type": "object",
+    "description": 'One call, in OpenAI\'s shape: {"id": ..., "type": "function", '
+    '"function": {"name": ..., "arguments": "<JSON text>"}}. A call that cannot '
+    "be read is still answered, with an error result.",
+}
 ACTION = {
     "title": "Action",
     "type": "object",
     "properties": {
         "message": {
-            "type": "string",
-            "description": "The model's reply, as it wrote it. An action without a string "
-            "`message` (ms-swift's parse_action sends a reply that is a JSON object as that "
-            "object) is played as its JSON text.",
-        }
+            "type": ["string", "null"],
+            "description": 'The model\'s reply, as it wrote it (null or "" in a reply that '
+            "only calls tools). An action without a string `message` and without `tool_calls` "
+            "(ms-swift's parse_action sends a reply that is a JSON object as that object) is "
+            "played as its JSON text.",
+        },
+        "tool_calls": {
+            "type": "array",
+            "maxItems": MAX_TOOL_CALLS,
+            "items": _TOOL_CALL,
+            "description": "The reply's tool calls, in an env that offers tools.",
+        },
     },
     "required": ["message"],
 }
 
 _INFO = {"type": "object", "description": "The env's info dict of this reset or step."}
+_TOOL_RESULT = {
+    "type": "object",
+    "properties": {
+        "tool_call_id": {"type": "string"},
+        "name": {"type": "string"},
+        "content": {"type": "string", "description": "What the model reads (a tool message)."},
+        "is_error": {"type": "boolean", "description": "The call was refused."},
+    },
+    "required": ["tool_call_id", "name", "content", "is_error"],
+}
 OBSERVATION = {
     "title": "Observation",
     "type": "object",
     "properties": {
-        "text": {"type": "string", "description": "What the model reads next."},
+        "text": {
+            "type": "string",
+            "description": "What the model reads next (a user message; in a tool turn, after "
+            "the tool results, and none when empty).",
+        },
+        "tool_results": {
+            "type": "array",
+            "items": _TOOL_RESULT,
+            "description": "In an env that offers tools: one result per call of the step's "
+            "action, in call order.",
+        },
         "info": _INFO,
     },
     "required": ["text", "info"],
@@ -42,6 +77,12 @@ RESET_OBSERVATION = {
     "properties": {
         "text": {"type": "string", "description": "The episode's first observation."},
         "system_prompt": {"type": "string", "description": "The env's system prompt ('' if none)."},
+        "tools": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "The tools the env offers this episode, as OpenAI function-tool "
+            "schemas (missing: a text env).",
+        },
         "info": _INFO,
     },
     "required": ["text", "system_prompt", "info"],

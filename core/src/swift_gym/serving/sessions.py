@@ -5,7 +5,11 @@ A session never resets on its own: a step before the first reset, or after the e
 Each reset builds a fresh env from the reset's env_config, where the server's isolation puts
 it (`placement`: the session's own thread by default), and the session keeps the conversation
 that `Env.step` receives, as ms-swift's gym scheduler does: system prompt, first observation,
-then each reply and observation.
+then each reply and observation. In an env that offers tools (or a reply that calls some), the
+reply is an assistant message with its `tool_calls`, and the env's answer a tool message per
+result, in call order, then its text as a user message if it has any, as `swift-gym eval` plays
+it (`tool_turns`); its results must answer the calls one to one (`as_step_result`), else the
+step is the env's error.
 
 `SessionTable` bounds how many sessions run at once. A runner whose env hung past the step
 timeout still holds its slot until the call really returns, and a session whose runner is stuck
@@ -24,8 +28,11 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidConfigError, short_repr
+from ..errors import InvalidConfigError, InvalidStepError, short_repr
 from ..plugins import describe_error
+from ..steps import StepResult, as_step_result
+from ..tool_turns import answer_messages, assistant_message, in_call_order
+from ..tools import offered_tools
 from .placement import Placement
 from .protocol import (
     CAPACITY_REACHED,
@@ -34,13 +41,15 @@ from .protocol import (
     VALIDATION_ERROR,
     ProtocolError,
     observation_frame,
-    reply_of,
+    read_action,
+    result_fields,
     state_frame,
 )
 from .worker import CallTimeout
 
 if TYPE_CHECKING:
     from ..env import Env, Message
+    from ..tools import ToolSet
     from .catalogue import EnvCatalogue
     from .placement import Runner
 
@@ -74,6 +83,8 @@ class Session:
         """Resets that started an episode, for the log."""
         self.total_steps = 0
         self.messages: list[Message] = []
+        self.tools: ToolSet | None = None
+        """The tools the episode's env offers (None or empty: a text env)."""
         self.handling = False
         """A frame is being handled: the session is not idle, whatever the clock says."""
         self.last_active = time.monotonic()
@@ -117,8 +128,9 @@ class Session:
         self.phase, self._broken = BROKEN, "the last reset failed (answered before)"
         self.steps = 0
         self.messages = []
-        # Checking the reset, building the env and its reset() are one call on the worker: each
-        # call is a round trip between threads, the dearest part of a short reset.
+        self.tools = None
+        # Checking the reset, building the env, its reset() and its tools() are one call on the
+        # worker: each call is a round trip between threads, the dearest part of a short reset.
         opened: dict[str, Any] = {"doing": "checking the reset"}
         registry = self.catalogue.registry
 
@@ -129,11 +141,13 @@ class Session:
             env = opened["env"] = registry.get_env_class(name)(env_config)
             opened["doing"] = "reset()"
             result = env.reset()
-            return (await result) if inspect.isawaitable(result) else result
+            result = (await result) if inspect.isawaitable(result) else result
+            opened["doing"] = "tools()"
+            return result, offered_tools(env) if callable(getattr(env, "tools", None)) else None
 
         kind = self.placement.kind(self.catalogue.requested_env(data))
         try:
-            result = await self._call(self._worker_for_call(kind), open_episode, opened)
+            result, tools = await self._call(self._worker_for_call(kind), open_episode, opened)
         finally:  # what the worker got to, read here (a call that timed out goes on there)
             got = dict(opened)
             if "name" in got:
@@ -144,10 +158,17 @@ class Session:
         if system_prompt:
             self.messages.append({"role": "system", "content": system_prompt})
         self.messages.append({"role": "user", "content": observation})
+        self.tools = tools
         self.phase = PLAYING
         self.episodes += 1
         return observation_frame(
-            observation, None, False, info, self._metadata(), system_prompt=system_prompt
+            observation,
+            None,
+            False,
+            info,
+            self._metadata(),
+            system_prompt=system_prompt,
+            tools=tools.copy() if tools else None,
         )
 
     async def step(self, data: dict[str, Any]) -> str:
@@ -159,20 +180,33 @@ class Session:
             )
         if self.phase == BROKEN or self.env is None:
             raise ProtocolError(SESSION_ERROR, f"{self._broken}: send a reset")
+        text, calls = read_action(data)  # a bad action is refused; the episode goes on
         env = self.env
-        self.messages.append({"role": "assistant", "content": reply_of(data)})
+        self.messages.append(assistant_message(text, calls))
         history = [dict(message) for message in self.messages]  # the env may change its copy
         # until the step has returned something sound
         self.phase, self._broken = BROKEN, "the episode ended with an env error (answered before)"
-        result = await self._call(self._worker_for_call(), lambda: env.step(history), "step()")
-        observation, reward, done, info = _step_result(result, self.env_name or "?")
-        self.messages.append({"role": "user", "content": observation})
+        value = await self._call(self._worker_for_call(), lambda: env.step(history), "step()")
+        name = self.env_name or "?"
+        tool_results = None
+        if self.tools or calls or isinstance(value, StepResult):  # a tool turn
+            observation, reward, done, info, answers = _tool_step_result(
+                value, calls if self.tools else None, name
+            )
+            results = in_call_order(answers.tool_results, calls)
+            tool_results = [result_fields(result) for result in results]
+            self.messages.extend(answer_messages(answers, calls))
+        else:
+            observation, reward, done, info = _step_result(value, name)
+            self.messages.append({"role": "user", "content": observation})
         self.steps += 1
         self.total_steps += 1
         self.phase = OVER if done else PLAYING
         if done:  # closed once the answer is out (`answered`), with its own CLOSE_TIMEOUT
             self.env, self._to_close = None, env
-        return observation_frame(observation, reward, done, info, self._metadata())
+        return observation_frame(
+            observation, reward, done, info, self._metadata(), tool_results=tool_results
+        )
 
     def answered(self) -> None:
         """The answer to the last frame was sent: close the env of an episode that ended, in
@@ -298,6 +332,22 @@ def _step_result(result: Any, name: str) -> tuple[str, float, bool, dict[str, An
     ):
         raise _bad_result(name, "step()", "(str, finite float, bool, dict)", result)
     return observation, float(reward), bool(done), info
+
+
+def _tool_step_result(
+    value: Any, calls: Any, name: str
+) -> tuple[str, float, bool, dict[str, Any], StepResult]:
+    """A tool turn's step result, checked: a StepResult (or the 4-tuple) whose results answer
+    `calls` one to one (None: no check, the env offers no tools) and whose reward is finite."""
+    try:
+        result = as_step_result(value, calls)
+    except InvalidStepError as error:
+        raise ProtocolError(
+            EXECUTION_ERROR, f"env {short_repr(name)}: {error}; send a reset to start again"
+        ) from None
+    if not math.isfinite(result.reward):
+        raise _bad_result(name, "step()", "a finite reward", value)
+    return result.observation, result.reward, result.done, result.info, result
 
 
 def _bad_result(name: str, call: str, wanted: str, result: Any) -> ProtocolError:
