@@ -43,6 +43,7 @@ COMMANDS = {
     "new": ("new", "new"),
     "export": ("export", "export"),
     "serve": ("serve", "serve"),
+    "doctor": ("doctor", "doctor"),
 }
 
 EPILOG = (

@@ -52,8 +52,11 @@ class Bounds:
         """Each limit that depends on the mode, and what enforces it here."""
         if self.cgroups is not None:
             tasks = "a pids cgroup (threads count)"
-            memory = "a memory cgroup for the whole sandbox, and RLIMIT_AS per process"
-            between = "the freezer cgroup" if self.cgroups.freezer else "SIGSTOP of its tree"
+            memory = (
+                "a memory cgroup of memory_bytes + work_bytes for the whole sandbox, and "
+                "RLIMIT_AS per process"
+            )
+            between = "its freezer cgroup" if self.cgroups.freezer else "SIGSTOP of each process"
         else:
             tasks = (
                 "none may start: the seccomp filter refuses threads and processes"
@@ -61,7 +64,7 @@ class Bounds:
                 else "RLIMIT_NPROC (threads count)"
             )
             memory = "RLIMIT_AS per process; shared memory and memory files refused"
-            between = "SIGSTOP of its tree"
+            between = "SIGSTOP of each process"
         return {
             "memory_bytes": memory,
             "max_processes": tasks,
