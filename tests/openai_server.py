@@ -4,7 +4,10 @@ mid-run and start it again on the same port: `python openai_server.py --port P -
 It answers `GET /v1/models` with one model and `POST /v1/chat/completions` according to
 `--answer`: `solve` (the shortest-path move for the FrozenLake grid in the last message),
 `calculator` (a tool-calling model for "What is A + B?": it calls the tool `add` with A and B,
-then answers with the text of the tool message that comes back), or `stall` (no answer, to
+then answers with the text of the tool message that comes back), `python` (a tool-calling model
+for reasoning-gym's "Calculate EXPRESSION.": it calls the tool `python` with code that prints its
+PID and the expression's exact value, then answers with the last line the code printed, in
+<answer> tags), or `stall` (no answer, to
 `/v1/models` either; the handler ends when the client hangs up, as vLLM aborts a request whose
 client has gone). `--die-after K` exits the process, without answering,
 on chat request K + 1.
@@ -69,6 +72,29 @@ def calculate_reply(messages: list[dict[str, Any]], number: int) -> dict[str, An
     arguments = json.dumps({"a": int(found[1]), "b": int(found[2])})
     call = {"id": f"call_{number}", "type": "function",
             "function": {"name": "add", "arguments": arguments}}  # fmt: skip
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
+
+
+PYTHON_CODE = """import os, re
+from fractions import Fraction
+expression = {expression!r}
+print("pid", os.getpid())
+print(eval(re.sub(r"(\\d+)", r"Fraction(\\1)", expression)))"""
+"""The code the `python` model runs: exact arithmetic (Fraction), so `7 / 2` prints 7/2."""
+
+
+def python_reply(messages: list[dict[str, Any]], number: int) -> dict[str, Any]:
+    """The python model: run code for the question, then answer with what it printed."""
+    last = messages[-1]
+    if last.get("role") == "tool":
+        printed = str(last.get("content")).removeprefix("stdout:\n").splitlines()
+        return completion(f"It printed it. <answer>{printed[-1] if printed else ''}</answer>")
+    question = next(str(m.get("content")) for m in messages if m.get("role") == "user")
+    expression = question.removeprefix("Calculate ").rstrip(".")
+    arguments = json.dumps({"code": PYTHON_CODE.format(expression=expression)})
+    call = {"id": f"call_{number}", "type": "function",
+            "function": {"name": "python", "arguments": arguments}}  # fmt: skip
     message = {"role": "assistant", "content": None, "tool_calls": [call]}
     return {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
 
@@ -152,6 +178,10 @@ def serve(args: argparse.Namespace) -> None:
                     answer = calculate_reply(body["messages"], state["chat"])
                     end()
                     self.reply(200, answer)
+                elif args.answer == "python":
+                    answer = python_reply(body["messages"], state["chat"])
+                    end()
+                    self.reply(200, answer)
                 else:
                     answer = completion(solve_reply(body["messages"][-1]["content"]))
                     end()  # before the reply goes out: the client's next request comes after
@@ -175,7 +205,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--log", required=True)
-    parser.add_argument("--answer", choices=["solve", "calculator", "stall"], default="solve")
+    parser.add_argument(
+        "--answer", choices=["solve", "calculator", "python", "stall"], default="solve"
+    )
     parser.add_argument("--die-after", type=int)
     serve(parser.parse_args())
 
