@@ -114,7 +114,9 @@ def serve(
 
     Each WebSocket connection to /ws is one session: a reset's data may carry an env_config
     (checked as a dataset row) and a seed; NAME and --set give the defaults. A step's action
-    is {"message": reply}. Runs until Ctrl-C or SIGTERM.
+    is {"message": reply}, with "tool_calls" (OpenAI's shape) in an env that offers tools,
+    whose reset observation then carries "tools" and each step's "tool_results". Runs until
+    Ctrl-C or SIGTERM.
     """
     try:
         import starlette  # noqa: F401
