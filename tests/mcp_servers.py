@@ -16,6 +16,8 @@ from pathlib import Path
 SERVER = Path(__file__).with_name("mcp_server.py")
 SECRET = "s3cr3t-header-value"
 """The Authorization header the HTTP server's settings hold: it must never be shown."""
+ENV_SECRET = "env-s3cr3t-value"
+"""A value of a stdio server's `env` in the operator's settings: it must never be shown."""
 
 
 def alive(pid: int) -> bool:

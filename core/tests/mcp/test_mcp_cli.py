@@ -9,6 +9,7 @@ server's secret header, and no stdio server process is left when it returns.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import pytest
 pytest.importorskip("mcp")  # these tests start real MCP servers
 
 from cli_runner import run
-from mcp_servers import SECRET, HttpServer, pids_in, stdio_settings, wait_gone
+from mcp_servers import ENV_SECRET, SECRET, HttpServer, pids_in, stdio_settings, wait_gone
 
 ROWS = [
     {"prompt": "Add 2 and 3 with the tools.", "answer": "5", "match": "number"},
@@ -85,6 +86,25 @@ def test_eval_oracle_and_random_against_both_servers(
     for text in (played.stdout, played.stderr, out.read_text(), oracle.stdout, oracle.stderr):
         assert SECRET not in text
     assert pids_in(pids) and wait_gone(pids_in(pids), 0) == []
+
+
+def test_a_server_that_prints_its_environment_puts_no_secret_in_evals_output(
+    tmp_path: Path,
+) -> None:
+    prints = "import os, sys; print(dict(os.environ), file=sys.stderr); sys.exit(2)"
+    leaky = {"command": [sys.executable, "-c", prints], "env": {"API_KEY": ENV_SECRET}}
+    rows = dataset(tmp_path / "rows.jsonl", ["leaky"])
+    out = tmp_path / "t.jsonl"
+    played = run(
+        "eval", "--dataset", str(rows), "--policy", "oracle", "-o", str(out), "--json",
+        env={"SWIFT_GYM_MCP_SERVERS": json.dumps({"leaky": leaky})},
+    )  # fmt: skip
+    assert played.returncode == 1, played.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["status"] for r in records] == ["error"] * len(ROWS)
+    assert all("'API_KEY': '[redacted: env API_KEY]'" in r["error"] for r in records)
+    for text in (played.stdout, played.stderr, out.read_text()):
+        assert ENV_SECRET not in text
 
 
 def test_a_row_naming_an_unconfigured_server_is_a_bad_row(tmp_path: Path, tame_server: Any) -> None:

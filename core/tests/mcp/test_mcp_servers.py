@@ -137,3 +137,45 @@ def test_servers_declared_in_code_are_picked_like_the_operators(
 
     env = Declared(row(mcp_servers=["calc"]))
     assert list(env.mcp.servers) == ["calc"]
+
+
+def test_redact_takes_each_secret_out_in_the_forms_a_server_writes() -> None:
+    from swift_gym.mcp.redaction import redact
+
+    secrets = {
+        "env KEY": 'k3y "quoted" \\ value',
+        "env DEBUG": "1",
+        "header Auth": f"Bearer {SECRET}",
+    }
+    said = [
+        'k3y "quoted" \\ value',  # as written
+        json.dumps({"KEY": 'k3y "quoted" \\ value'}),  # JSON-escaped
+        repr({"KEY": 'k3y "quoted" \\ value'}),  # a dict's repr
+        "k3y%20%22quoted%22%20%5C%20value",  # percent-encoded
+        f"token {SECRET} refused",  # the token of `Bearer <token>` alone
+    ]
+    for text in said:
+        cleaned = redact(text, secrets)
+        assert "k3y" not in cleaned and SECRET not in cleaned
+        assert "[redacted: env KEY]" in cleaned or "[redacted: header Auth]" in cleaned
+    assert redact("DEBUG=1 Bearer", secrets) == "DEBUG=1 Bearer"  # too short to be secrets
+    assert (
+        redact(f"... Bear: {SECRET[:5]}", secrets, cut=True)
+        == "... Bear: [redacted: header Auth, cut]"
+    )
+    assert redact(f"... {SECRET[:5]}", secrets) == f"... {SECRET[:5]}"  # not cut: a mere prefix
+
+
+def test_a_servers_secrets_are_its_env_its_headers_and_its_urls_credentials() -> None:
+    stdio = StdioServer(command=["x"], env={"API_KEY": SECRET})  # type: ignore[arg-type]
+    assert stdio.secrets() == {"env API_KEY": SECRET}
+    http = HttpServer(
+        url=f"https://me:p%40ss@h/mcp?token={SECRET}&v=2",
+        headers={"Authorization": f"Bearer {SECRET}"},  # type: ignore[dict-item]
+    )
+    assert http.secrets() == {
+        "header Authorization": f"Bearer {SECRET}",
+        "URL password": "p@ss",
+        "URL query token": SECRET,
+        "URL query v": "2",
+    }

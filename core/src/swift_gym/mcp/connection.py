@@ -9,13 +9,15 @@ tasks of that loop. Every method here runs on that loop (`MCPTools` sends them t
 
 A call never hangs and never raises: past the server's `call_timeout_seconds` it is an error
 result; a server that died (or whose transport failed) answers every later call with an error
-result saying so.
+result saying so. Every error built from what the server said (its stderr, its error
+messages, a tool's error result) has the server's secrets redacted (`redaction`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -23,6 +25,7 @@ from mcp import ClientSession, McpError
 from mcp.types import CONNECTION_CLOSED, ErrorData
 
 from ..errors import printable
+from .redaction import redact
 from .results import result_text
 from .servers import (
     HttpServer,
@@ -91,7 +94,7 @@ class ServerConnection:
                 ready.set_result(tools)
                 await self._closing.wait()
         except Exception as error:  # an ExceptionGroup of the transport's tasks too
-            why = self.transport.fault or self._redact(_describe(error))
+            why = self.transport.fault or _describe(error, self._redact)
             if not ready.done():
                 kind = MCPServerDownError if _refused(error) else MCPServerError
                 ready.set_exception(kind(self._start_failure(why)))
@@ -106,17 +109,19 @@ class ServerConnection:
 
     def _start_failure(self, why: str) -> str:
         text = f"{self.label} failed to start: {why}"
-        stderr = self.transport.stderr.text().strip()
+        kept = self.transport.stderr
+        stderr = redact(kept.text(), self.spec.secrets(), cut=kept.cut).strip()
         if stderr:  # the end says most (a traceback's last line)
             cut = "..." if len(stderr) > 500 else ""
             text += f"; its stderr: {cut}{printable(stderr[-500:], 500)}"
         return text
 
     def _redact(self, text: str) -> str:
-        """`text` with the server's URL (whose query may hold a token) in its public form."""
+        """`text` with the server's URL (whose query may hold a token) in its public form, and
+        the secrets of its settings redacted."""
         if isinstance(self.spec, HttpServer):
-            return text.replace(self.spec.url, public_url(self.spec.url))
-        return text
+            text = text.replace(self.spec.url, public_url(self.spec.url))
+        return redact(text, self.spec.secrets())
 
     def _streams(self) -> contextlib.AbstractAsyncContextManager[tuple[Any, Any]]:
         if isinstance(self.spec, StdioServer):
@@ -128,7 +133,7 @@ class ServerConnection:
     def _broke(self, error: BaseException) -> None:
         """The HTTP connection failed mid-request: the server is gone for this session."""
         what = "the connection broke" if self._session is not None else "cannot connect"
-        self.transport.fault = self.transport.fault or (f"{what}: {self._redact(_describe(error))}")
+        self.transport.fault = self.transport.fault or (f"{what}: {_describe(error, self._redact)}")
         if self._broken is not None:
             self._broken.set()
 
@@ -152,12 +157,13 @@ class ServerConnection:
                 return self._gone_text(), True
             if error.error.code == 408:  # the SDK's own read timeout
                 return late, True
-            return f"{self.name}: {printable(error.error.message, 500)}", True
+            return f"{self.name}: {printable(self._redact(error.error.message), 500)}", True
         except Exception as error:
-            self.gone = self.gone or self.transport.fault or self._redact(_describe(error))
+            self.gone = self.gone or self.transport.fault or _describe(error, self._redact)
             return self._gone_text(), True
-        text = result_text(result, self.spec.max_result_chars)
-        return text, bool(result.isError)
+        if result.isError:
+            return result_text(result, self.spec.max_result_chars, self._redact), True
+        return result_text(result, self.spec.max_result_chars), False
 
     async def _unless_broken(self, call: Any, timeout: float) -> Any:
         """Await `call`, unless the connection breaks first (then McpError CONNECTION_CLOSED)
@@ -227,9 +233,10 @@ def _refused(error: BaseException) -> bool:
     return False
 
 
-def _describe(error: BaseException) -> str:
-    """A short account of `error` (the first leaf of an exception group), with no traceback."""
+def _describe(error: BaseException, clean: Callable[[str], str]) -> str:
+    """A short account of `error` (the first leaf of an exception group), with no traceback;
+    its text `clean`ed (redacted) before it is cut."""
     while getattr(error, "exceptions", None):  # an exception group: its first leaf
         error = error.exceptions[0]  # type: ignore[attr-defined]
-    text = str(error)
+    text = clean(str(error))
     return f"{type(error).__name__}: {printable(text, 300)}" if text else type(error).__name__

@@ -5,17 +5,61 @@ call would wait for its timeout. Here every POST's response runs through `Watche
 `on_broken` when the connection fails or the response stream breaks, so the session's pending
 calls end at once with an error that says so. (The long-lived GET stream for server
 notifications is not watched: it may time out idle, and the SDK reconnects it.)
+
+httpx logs every request's URL at INFO (`HTTP Request: POST <url> "HTTP/1.1 200 OK"`), and the
+SDK's client logs its URL at DEBUG; an operator's URL may hold a token in its query or a
+password. From the first HTTP session on, `PublicUrls` shows each URL those two loggers write
+without its query, fragment and user:password (for every httpx client of the process: a log
+line is the only thing it changes).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
 
-from .servers import HttpServer
+from .servers import HttpServer, public_url
+
+_URL = re.compile(r"https?://[^\s'\"<>]+")
+_LOGGERS = ("httpx", "mcp.client.streamable_http")
+
+
+class PublicUrls(logging.Filter):
+    """Rewrites each URL in a log record (its message and arguments) to its public form."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            if isinstance(record.msg, str) and "://" in record.msg:
+                record.msg = _public(record.msg)
+            if isinstance(record.args, tuple):
+                record.args = tuple(
+                    _public(str(arg)) if isinstance(arg, (str, httpx.URL)) else arg
+                    for arg in record.args
+                )
+        except Exception:  # a log line is never lost to this
+            pass
+        return True
+
+
+def _public(text: str) -> str:
+    return _URL.sub(lambda found: _public_url(found.group()), text) if "://" in text else text
+
+
+def _public_url(url: str) -> str:
+    try:
+        return public_url(url)
+    except ValueError:  # not a URL urlsplit reads (a bad IPv6 host): none of it shown
+        return url.split("://", 1)[0] + "://[url]"
+
+
+PUBLIC_URLS = PublicUrls()
+for _name in _LOGGERS:
+    logging.getLogger(_name).addFilter(PUBLIC_URLS)
 
 Broken = Callable[[BaseException], None]
 BROKEN = (httpx.NetworkError, httpx.RemoteProtocolError)

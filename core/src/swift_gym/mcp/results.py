@@ -9,17 +9,20 @@ a note, and lone surrogates are replaced (they break JSON encoders downstream).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import printable
 
 
-def result_text(result: Any, cap: int) -> str:
-    """The text of a `CallToolResult`, at most about `cap` characters."""
+def result_text(result: Any, cap: int, clean: Callable[[str], str] | None = None) -> str:
+    """The text of a `CallToolResult`, at most about `cap` characters; `clean` (the redaction
+    of an error result) applies to the whole text, before it is cut."""
     parts = [_block_text(block) for block in result.content or ()]
     if not parts and result.structuredContent is not None:
         parts.append(json.dumps(result.structuredContent, ensure_ascii=False, default=str))
-    return bounded("\n".join(parts) if parts else "(no output)", cap)
+    text = "\n".join(parts) if parts else "(no output)"
+    return bounded(clean(text) if clean is not None else text, cap)
 
 
 def _block_text(block: Any) -> str:

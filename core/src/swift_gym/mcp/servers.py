@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
@@ -70,6 +70,10 @@ class StdioServer(_Server):
     def describe(self) -> str:
         return f"stdio: {Path(self.command[0]).name}"
 
+    def secrets(self) -> dict[str, str]:
+        """What the server must never be heard to say: each value of its `env`, by name."""
+        return {f"env {key}": value.get_secret_value() for key, value in self.env.items()}
+
 
 class HttpServer(_Server):
     """A streamable-HTTP server already running at `url`; `headers` go with every request."""
@@ -79,6 +83,17 @@ class HttpServer(_Server):
 
     def describe(self) -> str:
         return f"http: {public_url(self.url)}"
+
+    def secrets(self) -> dict[str, str]:
+        """What the server must never be heard to say: each value of its `headers`, and its
+        URL's password and query values (where tokens go), by name."""
+        found = {f"header {key}": value.get_secret_value() for key, value in self.headers.items()}
+        parts = urlsplit(self.url)
+        if parts.password:
+            found["URL password"] = unquote(parts.password)
+        for key, value in parse_qsl(parts.query):
+            found[f"URL query {key}"] = value
+        return found
 
 
 ServerSpec = StdioServer | HttpServer
