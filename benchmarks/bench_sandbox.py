@@ -6,6 +6,11 @@ a call in a warm session at p50 under 5 ms; 64 sessions at once on this machine 
 failure, and the memory each idle session holds (PSS of its processes: bwrap and the sandboxed
 interpreter, from /proc/PID/smaps_rollup). The same session without isolation
 (`backend="unsafe_local"`: the same server, no bubblewrap) is the baseline of the last two.
+
+What the container-like bounds cost (docs/sandbox.md, "cgroup or seccomp mode"), in each mode
+this host gives: a warm call with every process stopped between calls against the same session
+not stopped (as before the bounds; the goal: at most 1 ms more at p50), and a cold one-shot run
+in the cgroup mode (its groups made, joined and removed) against the seccomp mode.
 Needs bubblewrap; where it cannot run, the benchmark says so and reports nothing.
 """
 
@@ -13,19 +18,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from bench_timing import goal, median, ratio_row, write_json
 
 from swift_gym.errors import SandboxUnavailableError
-from swift_gym.sandbox import SandboxLimits, SandboxPool, Session, run
+from swift_gym.sandbox import SandboxLimits, SandboxPool, Session, cgroups, run
 from swift_gym.sandbox.command import interpreter
+from swift_gym.sandbox.process import SandboxProcess
 
 ONE_SHOT_GOAL = 1.5
 CALL_GOAL_MS = 5.0
+BOUNDS_CALL_GOAL_MS = 1.0
 SESSIONS = 64
 
 
@@ -92,6 +102,55 @@ async def call_latency(calls: int, limits: SandboxLimits) -> float:
         return median(times)
 
 
+@contextlib.contextmanager
+def cgroup_choice(choice: str) -> Iterator[None]:
+    """Sandboxes started inside use `SWIFT_GYM_SANDBOX_CGROUPS=choice`."""
+    before = os.environ.get(cgroups.VARIABLE)
+    os.environ[cgroups.VARIABLE] = choice
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(cgroups.VARIABLE, None)
+        else:
+            os.environ[cgroups.VARIABLE] = before
+
+
+@contextlib.contextmanager
+def never_stopped() -> Iterator[None]:
+    """The baseline of the bounds' per-call cost: sessions not stopped between calls."""
+    pause, resume = SandboxProcess.pause, SandboxProcess.resume
+    SandboxProcess.pause = SandboxProcess.resume = lambda self: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        SandboxProcess.pause, SandboxProcess.resume = pause, resume  # type: ignore[method-assign]
+
+
+async def bounds_cost(runs: int, calls: int) -> list[tuple[str, float, float]]:
+    """(measure, ms with the bounds, ms of its baseline) for each mode this host gives."""
+    modes = ["auto", "off"] if cgroups._find().host is not None else ["off"]
+    measured = []
+    for choice in modes:
+        name = "cgroup" if choice == "auto" else "seccomp"
+        with cgroup_choice(choice):
+            stopped = await call_latency(calls, SandboxLimits())
+            with never_stopped():
+                running = await call_latency(calls, SandboxLimits())
+        measured.append((f"warm call p50, {name} mode: stopped between calls", stopped, running))
+    if len(modes) == 2:
+        times: dict[str, list[float]] = {"auto": [], "off": []}
+        for index in range(runs):
+            for choice in modes if index % 2 else modes[::-1]:
+                with cgroup_choice(choice):
+                    start = time.perf_counter()
+                    await sandboxed_print()
+                    times[choice].append((time.perf_counter() - start) * 1e3)
+        cold = median(times["auto"]), median(times["off"])
+        measured.append(("cold one-shot print(1), cgroup mode vs seccomp mode", *cold))
+    return measured
+
+
 def pss_kib(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/smaps_rollup") as handle:
@@ -151,6 +210,7 @@ async def measure(runs: int, calls: int, sessions: int) -> dict[str, Any]:
     call_base_ms = await call_latency(calls, unsafe)
     crowd = await many(sessions, 5, sandboxed)
     crowd_base = await many(sessions, 5, unsafe)
+    bounded = await bounds_cost(runs, calls)
     rows = [
         ratio_row("one-shot print(1) vs the same interpreter, no sandbox", ours_ms, base_ms, " ms"),
         ratio_row(
@@ -169,8 +229,10 @@ async def measure(runs: int, calls: int, sessions: int) -> dict[str, Any]:
             "memory per idle session (PSS)", crowd["memory_mib"], crowd_base["memory_mib"], " MiB"
         ),
     ]
+    rows += [ratio_row(name, ours, base, " ms") for name, ours, base in bounded]
     rows[0]["ratio"] = ratio  # the median of paired ratios: steadier on a shared machine
     rows[1]["ratio"] = pool_ratio
+    per_call = [(name, ours - base) for name, ours, base in bounded if "warm" in name]
     return {
         "benchmark": "sandbox",
         "repeats": runs,
@@ -179,7 +241,10 @@ async def measure(runs: int, calls: int, sessions: int) -> dict[str, Any]:
         f"ahead (the same isolation, one run each); session: p50 of {calls} calls; "
         f"{sessions} sessions started together, 5 calls each, all concurrent; baseline of "
         "the session rows: "
-        '`backend="unsafe_local"` (the same server, no isolation)',
+        '`backend="unsafe_local"` (the same server, no isolation); the bounds\' rows: '
+        f"p50 of {calls} calls against the same session not stopped between calls, and "
+        f"{runs} cold runs in each mode, in turns; the main rows run in this host's mode "
+        f"({'cgroup' if cgroups._find().host is not None else 'seccomp'})",
         "rows": rows,
         "goals": [
             goal(
@@ -200,6 +265,14 @@ async def measure(runs: int, calls: int, sessions: int) -> dict[str, Any]:
                 f"warm session call p50 < {CALL_GOAL_MS:g} ms",
                 f"{call_ms:.2f} ms",
                 call_ms < CALL_GOAL_MS,
+            ),
+            *(
+                goal(
+                    f"{name.split(': ')[0]}: the bounds cost <= {BOUNDS_CALL_GOAL_MS:g} ms a call",
+                    f"{extra:+.3f} ms",
+                    extra <= BOUNDS_CALL_GOAL_MS,
+                )
+                for name, extra in per_call
             ),
             goal(
                 f"{sessions} concurrent sessions, no failure",

@@ -169,3 +169,9 @@ async def test_no_sandbox_process_outlives_its_owner(how: object, processes_in) 
             break
         await asyncio.sleep(0.05)
     assert processes_in(namespace) == []
+    if how == "exit":  # the owner's atexit hook removed its sandboxes' cgroups too
+        from swift_gym.sandbox import cgroups
+
+        found = cgroups.host().host
+        parents = found.parents.values() if found is not None else []
+        assert [g for p in parents for g in p.glob(f"{owner.pid}-*")] == []

@@ -207,3 +207,19 @@ async def test_a_pool_runs_each_code_in_a_fresh_sandbox_and_kills_its_spares() -
 async def test_tiny_limits_written_in_exponent_form_still_reach_the_sandbox() -> None:
     result = await run("print(2)", SandboxLimits(cpu_seconds=1e-5, wall_seconds=20.0))
     assert result.stdout == "2\n", result  # CPU time is whole seconds inside: at least 1
+
+
+@pytest.mark.usefixtures("bwrap")
+async def test_a_forked_copy_of_the_server_never_answers() -> None:
+    """A child the code forks runs the rest of the code too, and then returns into its own copy
+    of the session's server: that copy exits silently, instead of answering the call before the
+    real server does (and leaving the real answer for the next call)."""
+    fork = "import os, time\npid = os.fork()\nif pid:\n    time.sleep(0.5)\n"
+    fork += "'child' if pid == 0 else 'server'"
+    async with Session(SandboxLimits(wall_seconds=10)) as session:
+        first = await session.call(fork)
+        if first.error and "PermissionError" in first.error:
+            pytest.skip("this host's mode refuses new processes (root without cgroups)")
+        assert first.value == "'server'", first
+        second = await session.call("6 * 7")
+        assert second.value == "42" and not second.ended, second

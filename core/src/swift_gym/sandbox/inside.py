@@ -134,9 +134,12 @@ def serve(limits):
     signal.signal(signal.SIGXCPU, on_cpu_limit)
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     cap = limits["output_bytes"]
+    server = os.getpid()
     for line in requests:
         request = json.loads(line)
         answer = call(request["code"], namespace, cap, limits)
+        if os.getpid() != server:  # a child the code forked, back from its copy of the code:
+            os._exit(0)  # it is not the server, and must not answer nor read the next request
         answer["id"] = request["id"]  # the host refuses an answer that is not its call's
         answers.write(json.dumps(answer, ensure_ascii=False) + "\n")
         answers.flush()

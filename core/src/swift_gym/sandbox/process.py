@@ -25,6 +25,7 @@ import json
 import os
 import signal
 import sys
+import time
 from typing import Any
 
 from ..errors import SandboxUnavailableError
@@ -302,8 +303,16 @@ def live() -> list[Any]:
 
 @atexit.register
 def _kill_all() -> None:
-    for sandbox in list(_LIVE):
+    """Kill the sandboxes still open, and remove their cgroups once they are gone (for up to a
+    second: a group whose tasks take longer is swept by the next process that starts one)."""
+    sandboxes = list(_LIVE)
+    for sandbox in sandboxes:
         sandbox.kill_now()
+    groups = [sandbox.group for sandbox in sandboxes if sandbox.group is not None]
+    deadline = time.monotonic() + 1
+    while groups and time.monotonic() < deadline:
+        time.sleep(0.01)
+        groups = [group for group in groups if not group.remove_now()]
 
 
 __all__ = ["WORK", "SandboxProcess", "live", "start"]
