@@ -275,18 +275,20 @@ class SandboxCgroup:
 
     def freeze(self) -> bool:
         """Stop every task of the sandbox (False: no freezer here, stop them another way)."""
-        fd = self._freezer_file()
-        if fd is None:
-            return False
-        os.write(fd, b"1")
-        return True
+        return self._freezer(b"1")
 
     def thaw(self) -> bool:
-        fd = self._freezer_file()
-        if fd is None:
-            return False
-        os.write(fd, b"0")
-        return True
+        return self._freezer(b"0")
+
+    def _freezer(self, state: bytes) -> bool:
+        try:
+            fd = self._freezer_file()
+            if fd is not None:
+                os.write(fd, state)
+                return True
+        except OSError:
+            pass
+        return False
 
     def out_of_memory(self) -> bool:
         """Whether the kernel killed a task of the sandbox for passing its memory limit."""

@@ -205,6 +205,7 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
         for fd in passed:
             os.close(fd)
     sandbox = SandboxProcess(process, None, group)
+    ready_unread = True
     try:
         init_pid = await _read_info(info_read)
         sandbox.attach(init_pid)
@@ -221,10 +222,12 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
         if init_pid is not None:
             with contextlib.suppress(OSError):  # bwrap gone: the ready pipe says so
                 os.write(block_write, b"1")
-        ready = await _read_all(ready_read)
-        if ready != b"ready":
+        ready_unread = False  # _read_all closes it, however it ends
+        if await _read_all(ready_read) != b"ready":
             raise SandboxUnavailableError(await _why_not_started(process))
     except BaseException:
+        if ready_unread:
+            os.close(ready_read)
         await sandbox.kill()
         raise
     finally:
