@@ -162,6 +162,34 @@ class AnswersNoCall(swift_gym.Env):
         return swift_gym.StepResult("no answer", 0.0, False, {}, [])
 
 
+class Rewrites(swift_gym.Env):
+    """Replaces the chat as an agent program that summarised its history does: offers `ping`,
+    and after its first step shows a summary and offers `pong` instead. Its info says how many
+    messages its step received, and their roles."""
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        self.summarised = False
+        return "call ping", {}, "a program"
+
+    def tools(self) -> list[dict[str, Any]]:
+        name = "pong" if self.summarised else "ping"
+        return [function_tool(name, f"Answers {name}.", {})]
+
+    def rewritten_context(self) -> list[dict[str, Any]] | None:
+        if not self.summarised:
+            return None
+        return [{"role": "system", "content": "summary: ping was called"},
+                {"role": "user", "content": "now call pong"}]  # fmt: skip
+
+    async def step(self, messages: list[dict[str, Any]]) -> swift_gym.StepResult:
+        calls = swift_gym.tool_calls(messages)
+        results = [swift_gym.ToolResult.for_call(call, call.name + "ed") for call in calls]
+        info = {"roles": [message["role"] for message in messages]}
+        done = self.summarised
+        self.summarised = True
+        return swift_gym.StepResult("", 1.0 if done else 0.0, done, info, results)
+
+
 class Fetches(Echo):
     """Declares that it reaches the network (as `openenv` does): served only when allowed."""
 
@@ -177,6 +205,7 @@ ENVS = {
     "echo": Echo,
     "fetches": Fetches,
     "answers_no_call": AnswersNoCall,
+    "rewrites": Rewrites,
     "where_am_i": WhereAmI,
     "where_am_i_never_blocks": WhereAmINeverBlocks,
     "cancels": Cancels,

@@ -175,3 +175,44 @@ def test_an_env_that_answers_calls_wrongly_is_the_envs_error() -> None:
             assert ask(ws, reset)["type"] == "observation"  # the session goes on
     finally:
         server.stop()
+
+
+def test_a_chat_the_served_env_replaced_is_shown_through_the_openenv_env() -> None:
+    """An env that replaces the chat (as an agent program that summarised its history does):
+    the step's answer carries the whole chat and the tools offered now; the `openenv` env gives
+    them as its `rewritten_context()` and `tools()`, and the server steps on the new chat."""
+    server = serve_process.start_misbehaving()
+    remote = swift_gym.make({"name": "openenv", "base_url": server.url,
+                             "env_config": {"name": "rewrites"}})  # fmt: skip
+    ping = {"id": "p1", "type": "function", "function": {"name": "ping", "arguments": "{}"}}
+    pong = {"id": "p2", "type": "function", "function": {"name": "pong", "arguments": "{}"}}
+
+    async def play() -> list[Any]:
+        await remote.reset()
+        seen: list[Any] = [
+            remote.rewritten_context(),
+            [t["function"]["name"] for t in remote.tools()],
+        ]
+        first = await remote.step([{"role": "assistant", "content": "", "tool_calls": [ping]}])
+        context = remote.rewritten_context()
+        seen += [first, context, [t["function"]["name"] for t in remote.tools()]]
+        assert context is not None
+        last = await remote.step(
+            [*context, {"role": "assistant", "content": "", "tool_calls": [pong]}]
+        )
+        seen += [last, remote.rewritten_context()]
+        await remote.close()
+        return seen
+
+    try:
+        before, tools, first, context, new_tools, last, after = asyncio.run(play())
+    finally:
+        server.stop()
+    assert before is None and tools == ["ping"]
+    assert [r.content for r in first.tool_results] == ["pinged"] and not first.done
+    assert context == [{"role": "system", "content": "summary: ping was called"},
+                       {"role": "user", "content": "now call pong"}]  # fmt: skip
+    assert new_tools == ["pong"]
+    assert [r.content for r in last.tool_results] == ["ponged"] and last.done
+    assert last.info["roles"] == ["system", "user", "assistant"]  # the server's chat was replaced
+    assert after is None

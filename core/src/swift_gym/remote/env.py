@@ -9,7 +9,8 @@ lives on one background loop per process (`background`), so reset and step never
 caller's loop and work whichever loop calls them. Which bearer token goes to which server is
 the operator's choice (`tokens`), never a row's. A served env that offers tools offers them
 here too (`tools()`, from the reset's observation): each step sends the reply's tool calls and
-returns a `StepResult` with the server's results. An episode whose server dies ends with a
+returns a `StepResult` with the server's results; a chat the served env replaced (an agent
+program's) is `rewritten_context()` here. An episode whose server dies ends with a
 `RemoteEnvError`; the others go on. A reset for which no server accepts a connection raises
 `ServerDownError` (an `EnvUnavailableError`: `swift-gym eval` then starts no new episode). A
 finished, closed or forgotten env closes its session (a forgotten one when it is
@@ -34,6 +35,7 @@ from .protocol import (
     Observation,
     RemoteEnvError,
     ServerDownError,
+    messages_of,
     reset_frame,
     socket_url,
     step_frame,
@@ -63,6 +65,7 @@ class OpenEnvEnv(Env):
         self._done = False
         self._finalizer: weakref.finalize | None = None
         self._tools: ToolSet | None = None
+        self._context: list[Message] | None = None
         self.episode_id: str | None = None
         """The server's id of the episode (OpenEnv's `episode_id`), to find it in the server's
         logs. It is kept out of `info`: a fresh id each episode would make two plays of the
@@ -71,7 +74,7 @@ class OpenEnvEnv(Env):
     async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
         await self.close()
         self._done = False
-        self._tools = None
+        self._tools, self._context = None, None
         data = dict(self.config.reset_kwargs)
         if self.config.env_config is not None:
             data["env_config"] = self.config.env_config
@@ -80,6 +83,7 @@ class OpenEnvEnv(Env):
         answer = await background.run(self._open_and_reset(data))
         observation, info = self._read(answer)
         self._tools = tools_of(self._url(), answer.observation)
+        self._context = messages_of(self._url(), answer.observation)
         system = self.config.system_message
         if system is None:
             sent = answer.observation if isinstance(answer.observation, dict) else {}
@@ -139,12 +143,20 @@ class OpenEnvEnv(Env):
         answer = await background.run(session.request(step_frame(action), close_when_done=True))
         observation, info = self._read(answer)
         results = tool_results_of(session.url, answer.observation)
+        self._context = messages_of(session.url, answer.observation)
+        if self._context is not None:  # the chat was replaced: its tools are sent again
+            self._tools = tools_of(session.url, answer.observation)
         if answer.done:  # the session closed itself: the slot is given back at once
             self._done = True
             self._forget()
         if self._tools or calls or results:
             return StepResult(observation, answer.reward, answer.done, info, results)
         return observation, answer.reward, answer.done, info
+
+    def rewritten_context(self) -> list[Message] | None:
+        """The whole chat to show next, when the served env replaced it (an agent program that
+        rewrote its history); None when the chat goes on by extension."""
+        return None if self._context is None else [dict(m) for m in self._context]
 
     def _url(self) -> str:
         return self._session.url if self._session is not None else "the server"

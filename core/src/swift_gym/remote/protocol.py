@@ -9,8 +9,9 @@ both are read. What a server sends is untrusted: sizes are bounded by the socket
 wrong, never a KeyError.
 
 A served env that offers tools (`swift-gym serve`) adds `tools` to the reset's observation and
-`tool_results` to each step's; a step's action then carries the reply's `tool_calls`. Both are
-read here with the same care: tools checked as any env's are (`ToolSet`), results field by field.
+`tool_results` to each step's; a step's action then carries the reply's `tool_calls`; one that
+replaced the chat adds `messages` (and the tools offered now). They are read here with the same
+care: tools checked as any env's are (`ToolSet`), results field by field, messages by role.
 """
 
 from __future__ import annotations
@@ -141,6 +142,21 @@ def tools_of(url: str, observation: Any) -> ToolSet | None:
         return ToolSet(raw, f"the server at {url}")
     except InvalidToolsError as error:
         raise ProtocolError(str(error)) from None
+
+
+def messages_of(url: str, observation: Any) -> list[dict[str, Any]] | None:
+    """The whole chat to show the model (`messages`: the served env replaced it), checked to
+    be messages; None when the observation carries none."""
+    raw = observation.get("messages") if isinstance(observation, dict) else None
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(
+        isinstance(message, dict) and isinstance(message.get("role"), str) for message in raw
+    ):
+        raise ProtocolError(
+            f"{url} sent messages {short_repr(raw, 80)}, not a list of chat messages"
+        )
+    return raw
 
 
 def tool_results_of(url: str, observation: Any) -> list[ToolResult]:

@@ -10,7 +10,9 @@ needs travels in the observation.
 An env that offers tools is played through the same frames: the reset's observation carries the
 `tools` (OpenAI function-tool schemas), a step's action the reply's `tool_calls` (OpenAI's
 shape) beside its `message`, and the step's observation the `tool_results`, one per call, in
-call order. A text env's frames are what they always were.
+call order. An env that replaces the chat (an agent program that rewrote its history) adds the
+whole chat to show (`messages`) and the tools offered now to that answer. A text env's frames
+are what they always were.
 
 Everything here is pure: text in, values or `ProtocolError` out, and the answer's text. Frames
 come from the network, so they are bounded in size and nesting before anything walks them, and
@@ -166,9 +168,11 @@ def observation_frame(
     *,
     tools: list[dict[str, Any]] | None = None,
     tool_results: list[dict[str, Any]] | None = None,
+    messages: list[dict[str, Any]] | None = None,
 ) -> str:
     """The answer to a reset (with the system prompt, and the tools if the env offers any) or a
-    step (with the tool results, in a tool env).
+    step (with the tool results, in a tool env); `messages` (and the tools offered now) when the
+    env replaced the chat.
 
     The observation holds what a client needs (the text the model reads, the system prompt at
     reset, the env's info), since openenv-core 0.3.0 hands its caller nothing else.
@@ -180,6 +184,8 @@ def observation_frame(
         observation["tools"] = tools
     if tool_results is not None:
         observation["tool_results"] = tool_results
+    if messages is not None:
+        observation["messages"] = messages
     observation["info"] = info
     data = {"observation": observation, "reward": reward, "done": done, "metadata": metadata}
     return _frame("observation", data)

@@ -52,6 +52,13 @@ _TOOL_RESULT = {
     },
     "required": ["tool_call_id", "name", "content", "is_error"],
 }
+_TOOLS = {"type": "array", "items": {"type": "object"}}
+_MESSAGES = {
+    "type": "array",
+    "items": {"type": "object", "required": ["role"]},
+    "description": "The whole chat to show the model next, when the env replaced it (an agent "
+    "program that rewrote its history); missing when the chat goes on by extension.",
+}
 OBSERVATION = {
     "title": "Observation",
     "type": "object",
@@ -67,6 +74,8 @@ OBSERVATION = {
             "description": "In an env that offers tools: one result per call of the step's "
             "action, in call order.",
         },
+        "messages": _MESSAGES,
+        "tools": {**_TOOLS, "description": "With `messages`: the tools offered now."},
         "info": _INFO,
     },
     "required": ["text", "info"],
@@ -78,11 +87,11 @@ RESET_OBSERVATION = {
         "text": {"type": "string", "description": "The episode's first observation."},
         "system_prompt": {"type": "string", "description": "The env's system prompt ('' if none)."},
         "tools": {
-            "type": "array",
-            "items": {"type": "object"},
+            **_TOOLS,
             "description": "The tools the env offers this episode, as OpenAI function-tool "
             "schemas (missing: a text env).",
         },
+        "messages": _MESSAGES,
         "info": _INFO,
     },
     "required": ["text", "system_prompt", "info"],

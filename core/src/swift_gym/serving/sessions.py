@@ -9,7 +9,9 @@ then each reply and observation. In an env that offers tools (or a reply that ca
 reply is an assistant message with its `tool_calls`, and the env's answer a tool message per
 result, in call order, then its text as a user message if it has any, as `swift-gym eval` plays
 it (`tool_turns`); its results must answer the calls one to one (`as_step_result`), else the
-step is the env's error.
+step is the env's error. An env that replaces the chat (`Env.rewritten_context`: an agent
+program that summarised its history or changed its tools) has it replaced here too, and the
+answer carries the whole chat (`messages`) and the tools offered now, for the client to show.
 
 `SessionTable` bounds how many sessions run at once. A runner whose env hung past the step
 timeout still holds its slot until the call really returns, and a session whose runner is stuck
@@ -28,6 +30,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from ..env import Env
 from ..errors import InvalidConfigError, InvalidStepError, short_repr
 from ..plugins import describe_error
 from ..steps import StepResult, as_step_result
@@ -48,7 +51,7 @@ from .protocol import (
 from .worker import CallTimeout
 
 if TYPE_CHECKING:
-    from ..env import Env, Message
+    from ..env import Message
     from ..tools import ToolSet
     from .catalogue import EnvCatalogue
     from .placement import Runner
@@ -143,11 +146,15 @@ class Session:
             result = env.reset()
             result = (await result) if inspect.isawaitable(result) else result
             opened["doing"] = "tools()"
-            return result, offered_tools(env) if callable(getattr(env, "tools", None)) else None
+            tools = _tools_of(env)
+            opened["doing"] = "rewritten_context()"
+            return result, tools, _context_of(env) if _rewrites(env) else None
 
         kind = self.placement.kind(self.catalogue.requested_env(data))
         try:
-            result, tools = await self._call(self._worker_for_call(kind), open_episode, opened)
+            result, tools, context = await self._call(
+                self._worker_for_call(kind), open_episode, opened
+            )
         finally:  # what the worker got to, read here (a call that timed out goes on there)
             got = dict(opened)
             if "name" in got:
@@ -158,6 +165,8 @@ class Session:
         if system_prompt:
             self.messages.append({"role": "system", "content": system_prompt})
         self.messages.append({"role": "user", "content": observation})
+        if context is not None:  # the program's first call is more than system and user
+            self.messages = context
         self.tools = tools
         self.phase = PLAYING
         self.episodes += 1
@@ -169,6 +178,7 @@ class Session:
             self._metadata(),
             system_prompt=system_prompt,
             tools=tools.copy() if tools else None,
+            messages=context,
         )
 
     async def step(self, data: dict[str, Any]) -> str:
@@ -186,7 +196,15 @@ class Session:
         history = [dict(message) for message in self.messages]  # the env may change its copy
         # until the step has returned something sound
         self.phase, self._broken = BROKEN, "the episode ended with an env error (answered before)"
-        value = await self._call(self._worker_for_call(), lambda: env.step(history), "step()")
+        rewrites = _rewrites(env)
+
+        async def play() -> tuple[Any, list[Message] | None, ToolSet | None]:
+            value = env.step(history)
+            value = (await value) if inspect.isawaitable(value) else value
+            context = _context_of(env) if rewrites else None
+            return value, context, None if context is None else _tools_of(env)
+
+        value, context, tools = await self._call(self._worker_for_call(), play, "step()")
         name = self.env_name or "?"
         tool_results = None
         if self.tools or calls or isinstance(value, StepResult):  # a tool turn
@@ -204,8 +222,18 @@ class Session:
         self.phase = OVER if done else PLAYING
         if done:  # closed once the answer is out (`answered`), with its own CLOSE_TIMEOUT
             self.env, self._to_close = None, env
+            context = None
+        if context is not None:  # the env replaced the chat: the client shows exactly it
+            self.messages, self.tools = context, tools
         return observation_frame(
-            observation, reward, done, info, self._metadata(), tool_results=tool_results
+            observation,
+            reward,
+            done,
+            info,
+            self._metadata(),
+            tool_results=tool_results,
+            messages=context,
+            tools=None if context is None else (tools.copy() if tools else []),
         )
 
     def answered(self) -> None:
@@ -332,6 +360,30 @@ def _step_result(result: Any, name: str) -> tuple[str, float, bool, dict[str, An
     ):
         raise _bad_result(name, "step()", "(str, finite float, bool, dict)", result)
     return observation, float(reward), bool(done), info
+
+
+def _tools_of(env: Any) -> ToolSet | None:
+    """The tools `env` offers now, checked (`offered_tools`); None for an env without `tools`."""
+    return offered_tools(env) if callable(getattr(env, "tools", None)) else None
+
+
+def _rewrites(env: Any) -> bool:
+    """Whether `env` may replace the chat (it overrides `Env.rewritten_context`)."""
+    method = getattr(type(env), "rewritten_context", None)
+    return method is not None and method is not Env.rewritten_context
+
+
+def _context_of(env: Any) -> list[Message] | None:
+    """The chat `env` replaced (`Env.rewritten_context`), copied; raises InvalidStepError when
+    it is not a list of messages."""
+    context = env.rewritten_context()
+    if context is None:
+        return None
+    if not isinstance(context, list) or not all(isinstance(m, dict) for m in context):
+        raise InvalidStepError(
+            f"rewritten_context() must return a list of messages or None, got {short_repr(context)}"
+        )
+    return [dict(message) for message in context]
 
 
 def _tool_step_result(
