@@ -25,17 +25,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import math
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from ..env import Env
-from ..errors import InvalidConfigError, InvalidStepError, short_repr
+from ..errors import InvalidConfigError, short_repr
 from ..plugins import describe_error
-from ..steps import StepResult, as_step_result
+from ..steps import StepResult
 from ..tool_turns import answer_messages, assistant_message, in_call_order
-from ..tools import offered_tools
+from .env_results import (
+    context_of,
+    replaces_chat,
+    reset_result,
+    step_result,
+    tool_step_result,
+    tools_of,
+)
 from .placement import Placement
 from .protocol import (
     CAPACITY_REACHED,
@@ -51,7 +56,7 @@ from .protocol import (
 from .worker import CallTimeout
 
 if TYPE_CHECKING:
-    from ..env import Message
+    from ..env import Env, Message
     from ..tools import ToolSet
     from .catalogue import EnvCatalogue
     from .placement import Runner
@@ -146,9 +151,9 @@ class Session:
             result = env.reset()
             result = (await result) if inspect.isawaitable(result) else result
             opened["doing"] = "tools()"
-            tools = _tools_of(env)
+            tools = tools_of(env)
             opened["doing"] = "rewritten_context()"
-            return result, tools, _context_of(env) if _rewrites(env) else None
+            return result, tools, context_of(env) if replaces_chat(env) else None
 
         kind = self.placement.kind(self.catalogue.requested_env(data))
         try:
@@ -161,7 +166,7 @@ class Session:
                 self.env_name, self.env_config = got["name"], got["env_config"]
                 self.episode_id = got["episode_id"] or uuid.uuid4().hex
             self.env = got.get("env")
-        observation, info, system_prompt = _reset_result(result, self.env_name or "?")
+        observation, info, system_prompt = reset_result(result, self.env_name or "?")
         if system_prompt:
             self.messages.append({"role": "system", "content": system_prompt})
         self.messages.append({"role": "user", "content": observation})
@@ -196,26 +201,26 @@ class Session:
         history = [dict(message) for message in self.messages]  # the env may change its copy
         # until the step has returned something sound
         self.phase, self._broken = BROKEN, "the episode ended with an env error (answered before)"
-        rewrites = _rewrites(env)
+        rewrites = replaces_chat(env)
 
         async def play() -> tuple[Any, list[Message] | None, ToolSet | None]:
             value = env.step(history)
             value = (await value) if inspect.isawaitable(value) else value
-            context = _context_of(env) if rewrites else None
-            return value, context, None if context is None else _tools_of(env)
+            context = context_of(env) if rewrites else None
+            return value, context, None if context is None else tools_of(env)
 
         value, context, tools = await self._call(self._worker_for_call(), play, "step()")
         name = self.env_name or "?"
         tool_results = None
         if self.tools or calls or isinstance(value, StepResult):  # a tool turn
-            observation, reward, done, info, answers = _tool_step_result(
+            observation, reward, done, info, answers = tool_step_result(
                 value, calls if self.tools else None, name
             )
             results = in_call_order(answers.tool_results, calls)
             tool_results = [result_fields(result) for result in results]
             self.messages.extend(answer_messages(answers, calls))
         else:
-            observation, reward, done, info = _step_result(value, name)
+            observation, reward, done, info = step_result(value, name)
             self.messages.append({"role": "user", "content": observation})
         self.steps += 1
         self.total_steps += 1
@@ -332,82 +337,6 @@ class Session:
                 self._worker.stop()
             self._worker = None
         self.table.remove(self)
-
-
-def _reset_result(result: Any, name: str) -> tuple[str, dict[str, Any], str]:
-    if not (isinstance(result, tuple) and len(result) == 3):
-        raise _bad_result(name, "reset()", "(observation, info, system_prompt)", result)
-    observation, info, system_prompt = result
-    if not isinstance(observation, str) or not isinstance(info, dict):
-        raise _bad_result(name, "reset()", "(str, dict, str)", result)
-    if system_prompt is None:
-        system_prompt = ""
-    if not isinstance(system_prompt, str):
-        raise _bad_result(name, "reset()", "(str, dict, str)", result)
-    return observation, info, system_prompt
-
-
-def _step_result(result: Any, name: str) -> tuple[str, float, bool, dict[str, Any]]:
-    if not (isinstance(result, tuple) and len(result) == 4):
-        raise _bad_result(name, "step()", "(observation, reward, done, info)", result)
-    observation, reward, done, info = result
-    if (
-        not isinstance(observation, str)
-        or not isinstance(info, dict)
-        or isinstance(reward, bool)
-        or not isinstance(reward, (int, float))
-        or not math.isfinite(reward)
-    ):
-        raise _bad_result(name, "step()", "(str, finite float, bool, dict)", result)
-    return observation, float(reward), bool(done), info
-
-
-def _tools_of(env: Any) -> ToolSet | None:
-    """The tools `env` offers now, checked (`offered_tools`); None for an env without `tools`."""
-    return offered_tools(env) if callable(getattr(env, "tools", None)) else None
-
-
-def _rewrites(env: Any) -> bool:
-    """Whether `env` may replace the chat (it overrides `Env.rewritten_context`)."""
-    method = getattr(type(env), "rewritten_context", None)
-    return method is not None and method is not Env.rewritten_context
-
-
-def _context_of(env: Any) -> list[Message] | None:
-    """The chat `env` replaced (`Env.rewritten_context`), copied; raises InvalidStepError when
-    it is not a list of messages."""
-    context = env.rewritten_context()
-    if context is None:
-        return None
-    if not isinstance(context, list) or not all(isinstance(m, dict) for m in context):
-        raise InvalidStepError(
-            f"rewritten_context() must return a list of messages or None, got {short_repr(context)}"
-        )
-    return [dict(message) for message in context]
-
-
-def _tool_step_result(
-    value: Any, calls: Any, name: str
-) -> tuple[str, float, bool, dict[str, Any], StepResult]:
-    """A tool turn's step result, checked: a StepResult (or the 4-tuple) whose results answer
-    `calls` one to one (None: no check, the env offers no tools) and whose reward is finite."""
-    try:
-        result = as_step_result(value, calls)
-    except InvalidStepError as error:
-        raise ProtocolError(
-            EXECUTION_ERROR, f"env {short_repr(name)}: {error}; send a reset to start again"
-        ) from None
-    if not math.isfinite(result.reward):
-        raise _bad_result(name, "step()", "a finite reward", value)
-    return result.observation, result.reward, result.done, result.info, result
-
-
-def _bad_result(name: str, call: str, wanted: str, result: Any) -> ProtocolError:
-    return ProtocolError(
-        EXECUTION_ERROR,
-        f"env {short_repr(name)}: {call} returned {short_repr(result)}, not {wanted}; "
-        "send a reset to start again",
-    )
 
 
 class SessionTable:
