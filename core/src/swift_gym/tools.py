@@ -18,7 +18,7 @@ from typing import Any
 
 from .errors import InvalidToolsError, did_you_mean, printable, short_repr
 from .json_text import deeper_than
-from .tool_schema import SchemaError, compile_schema, describe
+from .tool_schema import SchemaError, compile_schema, describe, is_too_costly
 
 MAX_TOOLS = 128
 """Tools one env offers at most (OpenAI's limit per request)."""
@@ -132,7 +132,8 @@ class ToolSet(Sequence[dict[str, Any]]):
 
     def check(self, call: ToolCall) -> dict[str, Any] | ToolResult:
         """The call's arguments, parsed and matching its tool's schema; else an error result
-        (`is_error`) saying what to fix. Never raises: bounded work whatever the model wrote."""
+        (`is_error`) saying what to fix. Never raises: bounded work whatever the model wrote
+        (`tool_schema.WORK_LIMIT` steps at most)."""
         checker = self._checkers.get(call.name)
         if checker is None:
             return ToolResult.error(call, self._unknown(call.name))
@@ -140,12 +141,13 @@ class ToolSet(Sequence[dict[str, Any]]):
         if isinstance(parsed, str):
             return ToolResult.error(call, f"the arguments of {call.name!r} {parsed}")
         mismatch = checker(parsed)
-        if mismatch is not None:
-            return ToolResult.error(
-                call,
-                f"the arguments of {call.name!r} do not match its parameters: {describe(mismatch)}",
-            )
-        return parsed
+        if mismatch is None:
+            return parsed
+        if is_too_costly(mismatch):
+            why = "are too costly to check against its parameters"
+        else:
+            why = "do not match its parameters"
+        return ToolResult.error(call, f"the arguments of {call.name!r} {why}: {describe(mismatch)}")
 
     def _unknown(self, name: str) -> str:
         if not name:
