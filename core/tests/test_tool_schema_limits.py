@@ -137,6 +137,38 @@ def test_a_long_enum_counts_toward_the_limit_too() -> None:
         one_property({"const": [[0] * 100] * 100})  # one value of 10,101 JSON values
 
 
+# Numbers past the float range
+
+
+@pytest.mark.parametrize(
+    "number",
+    [
+        "1e400",
+        "-1e400",
+        "1E+400",
+        "1.5e999999",
+        "1" + "0" * 400,
+        "-" + "9" * 330,
+        "1" + "0" * 250 + "e99",
+    ],
+)
+def test_a_number_past_the_float_range_is_refused_like_nan(number: str) -> None:
+    tools = one_property({"type": "number"})
+    text = error_text(tools, f'{{"x": {number}}}')
+    assert "past the range" in text and "write a smaller number" in text
+    assert number[:20] in text and len(text) < 300
+    assert "past the range" in error_text(tools, f'{{"y": [1, {{"z": {number}}}]}}')  # anywhere
+
+
+def test_numbers_within_the_float_range_pass() -> None:
+    tools = one_property({"type": "number"})
+    assert checked(tools, '{"x": 1.7976931348623157e308}') == {"x": 1.7976931348623157e308}
+    assert checked(tools, '{"x": 1e-400}') == {"x": 0.0}  # rounds to zero: a number still
+    assert checked(tools, '{"x": 1e099}') == {"x": 1e99}
+    big = "9" * 300  # an integer past 2**53 but within the float range stays exact
+    assert checked(tools, f'{{"x": {big}}}') == {"x": int(big)}
+
+
 # enum and const compare as JSON Schema says
 
 
