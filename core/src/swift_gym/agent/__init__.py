@@ -2,8 +2,11 @@
 
 `run(client)` gets a real `openai.AsyncOpenAI` whose requests never leave the process: an
 in-memory transport (`transport`) hands each `chat.completions.create` to the episode, whose
-`step` answers it with the policy's reply (`env`). `context` reads what a call sent; `result`
-is what the program returns. openai and httpx are imported only when an episode starts.
+`step` answers it with the policy's reply (`env`); the client (`client`) refuses the SDK's
+ways around that transport (the Realtime API's websocket, another HTTP client), and a call
+from a thread's own event loop is answered on the episode's (`bridge`). `context` reads what
+a call sent; `result` is what the program returns. openai and httpx are imported only when an
+episode starts.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ close is one hop there and back. A program that raises, even SystemExit or
 KeyboardInterrupt, ends only its episode (`AgentProgramError`); `close` cancels one still
 running and waits, at most `close_timeout` seconds, for its cleanup. A program that blocks the
 loop without awaiting (a synchronous sleep, a CPU-bound loop) holds up every other episode of
-the process: run such work in a thread (`asyncio.to_thread`).
+the process: run such work in a thread (`asyncio.to_thread`). A call such a thread makes on
+its own event loop is answered on the background loop (`bridge`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ _running: set[asyncio.Task[Any]] = set()
 """Every program task of the process not yet finished (on the background loop): held here so
 a program that ignores cancellation is never destroyed while pending, and counted."""
 ENDED = "the agent program ended before answering this call"
+STOPPED = "this episode has ended: no more calls to the model"
 
 
 class AgentEnv(Env):
@@ -142,6 +144,7 @@ class _Episode:
         self.env: AgentEnv | None = env  # dropped once started: the task holds what it needs
         self.label = type(env).__name__
         self.task: asyncio.Task[Any] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
         self.call: tuple[dict[str, Any], asyncio.Future[dict[str, Any]]] | None = None
         self.waiter: asyncio.Future[None] | None = None
         self.previous: list[Any] = []
@@ -151,7 +154,7 @@ class _Episode:
         self.turn = 0
 
     async def start(self) -> dict[str, Any] | None:
-        loop = asyncio.get_running_loop()
+        loop = self.loop = asyncio.get_running_loop()
         env, self.env = self.env, None
         assert env is not None
         self.waiter = loop.create_future()
@@ -172,11 +175,20 @@ class _Episode:
         return await self._next()
 
     async def answer(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The transport's side: park the program's call until `step` answers it."""
+        """The transport's side: park the program's call until `step` answers it. A call
+        made on another event loop (a thread's own) is parked on the episode's (`bridge`)."""
+        loop = self.loop
+        if loop is None or asyncio.get_running_loop() is loop:
+            return await self._park(body)
+        from .bridge import on_loop
+
+        return await on_loop(loop, lambda: self._park(body), lambda: self.task)
+
+    async def _park(self, body: dict[str, Any]) -> dict[str, Any]:
         from .transport import ClientError
 
         if self.stopped:
-            raise ClientError(400, "this episode has ended: no more calls to the model")
+            raise ClientError(400, STOPPED)
         if self.call is not None:
             raise ClientError(
                 400, "one call at a time: this episode is still answering the previous call"
@@ -223,13 +235,26 @@ class _Episode:
             raise AgentProgramError(f"the agent program raised {_described(error)}") from error
         return task.result()
 
+    def cancel(self) -> None:
+        """Cancel the program and refuse a call still parked. A call the program's own task
+        made is cancelled with it; one a thread made on its own loop (`bridge`) is not part
+        of that task, and would otherwise wait forever."""
+        self.stopped = True
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        if self.call is not None and not self.call[1].done():
+            from .transport import ClientError
+
+            self.call[1].set_exception(ClientError(400, STOPPED))
+
     async def stop(self, timeout: float) -> None:
         """Cancel the program if it still runs; wait at most `timeout` s for its cleanup."""
         task = self.task
         if task is None:
             return
-        if not task.done():
-            task.cancel()
+        running = not task.done()
+        self.cancel()
+        if running:
             await asyncio.wait([task], timeout=timeout)
             if not task.done():
                 logger.warning(
@@ -316,8 +341,7 @@ def _completion(
 
 def _cancel_later(episode: _Episode) -> None:
     """A forgotten env's program, cancelled on the background loop (from any thread)."""
-    task = episode.task
-    if task is None or task.done():
+    if episode.task is None:
         return
     with contextlib.suppress(RuntimeError):  # interpreter shutting down
-        background.loop().call_soon_threadsafe(task.cancel)
+        background.loop().call_soon_threadsafe(episode.cancel)
