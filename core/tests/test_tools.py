@@ -480,3 +480,53 @@ def test_results_must_answer_each_call_once_by_id_and_name() -> None:
         as_step_result(StepResult(tool_results=[ToolResult("z", "f", "")]), [])
     results = [ToolResult("b", "g", "2"), ToolResult("a", "f", "1")]
     assert as_step_result(StepResult(tool_results=results), calls).tool_results == tuple(results)
+
+
+# A ToolSet is a list, for receivers that ask for one
+
+
+def test_a_tool_set_is_a_list_that_ms_swifts_template_takes_as_it_is() -> None:
+    """ms-swift's template (`Template._preprocess_tools`, swift/template/base.py) takes `tools`
+    that are `isinstance(tools, (list, tuple))` and raises ValueError on anything else; it
+    builds its own list from them, so the ToolSet itself is not changed."""
+    assert isinstance(TOOLS, list)
+    taken = [tool for tool in TOOLS] if isinstance(TOOLS, (list, tuple)) else None
+    assert taken == [WEATHER, SEARCH]
+    assert TOOLS == [WEATHER, SEARCH] and TOOLS[1:] == [SEARCH] and type(TOOLS[1:]) is list
+    assert json.loads(json.dumps(TOOLS)) == [WEATHER, SEARCH]
+    assert json.dumps(TOOLS) == json.dumps([WEATHER, SEARCH])
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda tools: tools.append(SEARCH),
+        lambda tools: tools.extend([SEARCH]),
+        lambda tools: tools.insert(0, SEARCH),
+        lambda tools: tools.pop(),
+        lambda tools: tools.remove(WEATHER),
+        lambda tools: tools.clear(),
+        lambda tools: tools.sort(key=str),
+        lambda tools: tools.reverse(),
+        lambda tools: tools.__setitem__(0, SEARCH),
+        lambda tools: tools.__delitem__(0),
+        lambda tools: tools.__iadd__([SEARCH]),
+        lambda tools: tools.__imul__(2),
+    ],
+)
+def test_a_tool_set_cannot_change_after_its_schemas_were_checked(change) -> None:
+    tools = ToolSet([WEATHER, SEARCH])
+    with pytest.raises(TypeError, match=r"copy\(\)"):
+        change(tools)
+    assert tools == [WEATHER, SEARCH] and tools.names == ("get_weather", "search")
+    assert isinstance(tools.check(call('{"city": "x", "unit": "c"}')), dict)
+    joined = tools + [SEARCH]  # noqa: RUF005 (what `+` gives is the point)
+    assert type(joined) is list and joined == [WEATHER, SEARCH, SEARCH]
+
+
+def test_a_tool_set_pickles_and_copies_as_a_tool_set() -> None:
+    import copy
+
+    for again in (pickle.loads(pickle.dumps(TOOLS)), copy.copy(TOOLS), copy.deepcopy(TOOLS)):
+        assert type(again) is ToolSet and again == TOOLS and again.names == TOOLS.names
+        assert isinstance(again.check(call('{"city": "x", "unit": "k"}')), ToolResult)

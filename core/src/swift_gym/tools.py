@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,11 +91,14 @@ class ToolResult:
         return cls(call.id, call.name, f"Error: {reason}", True)
 
 
-class ToolSet(Sequence[dict[str, Any]]):
-    """Offered tools, checked: a sequence of OpenAI function-tool schemas that checks calls.
+class ToolSet(list[dict[str, Any]]):
+    """Offered tools, checked: a list of OpenAI function-tool schemas that checks calls.
 
     Build it once (at class level, or in `reset` when the tools depend on the episode) and
-    return it from `Env.tools()`; `offered_tools(env)` then takes it as is.
+    return it from `Env.tools()`; `offered_tools(env)` then takes it as is. It is a `list`, so
+    a receiver that asks for one (ms-swift's template, `json.dumps`) takes it as it is, but it
+    cannot change: its checkers were compiled from these schemas. `copy()` gives plain lists
+    and dicts to change; `+` and slices give plain lists too.
     """
 
     def __init__(self, tools: Sequence[Mapping[str, Any]], label: str = "the env"):
@@ -103,7 +106,7 @@ class ToolSet(Sequence[dict[str, Any]]):
         schemas, checkers, problems = _read_tools(tools)
         if problems:
             raise InvalidToolsError(label, problems)
-        self._schemas = schemas
+        super().__init__(schemas)
         self._text = json.dumps(schemas)  # for copies: one json.loads is 4x faster than deepcopy
         self._checkers = checkers
         self.names: tuple[str, ...] = tuple(checkers)
@@ -112,22 +115,24 @@ class ToolSet(Sequence[dict[str, Any]]):
         self._listing = listed + (f" and {more} more" if more > 0 else "") if listed else "none"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as its schemas (its checkers are closures): rebuilt, so checked again."""
-        return ToolSet, (self._schemas,)
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._schemas[index]
-
-    def __len__(self) -> int:
-        return len(self._schemas)
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return iter(self._schemas)
+        """Pickled (and copied) as its schemas (its checkers are closures): rebuilt, so checked
+        again."""
+        return ToolSet, (list(self),)
 
     def __repr__(self) -> str:
         return f"ToolSet({list(self.names)!r})"
 
-    def copy(self) -> list[dict[str, Any]]:
+    def _unchangeable(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            "a ToolSet cannot change (its checks were compiled from these schemas): take "
+            "tools.copy() for a list to change, or build a new ToolSet"
+        )
+
+    append = extend = insert = pop = remove = clear = sort = reverse = _unchangeable
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _unchangeable
+    __hash__ = None  # type: ignore[assignment]
+
+    def copy(self) -> list[dict[str, Any]]:  # type: ignore[override]
         """The schemas as new plain lists and dicts, for a receiver that may change them."""
         return json.loads(self._text)
 
