@@ -201,15 +201,20 @@ class Session:
         history = [dict(message) for message in self.messages]  # the env may change its copy
         # until the step has returned something sound
         self.phase, self._broken = BROKEN, "the episode ended with an env error (answered before)"
-        rewrites = replaces_chat(env)
+        worker = self._worker_for_call()
+        context: list[Message] | None = None
+        tools: ToolSet | None = None
+        if replaces_chat(env):  # step, then read the chat it may have replaced: one call
 
-        async def play() -> tuple[Any, list[Message] | None, ToolSet | None]:
-            value = env.step(history)
-            value = (await value) if inspect.isawaitable(value) else value
-            context = context_of(env) if rewrites else None
-            return value, context, None if context is None else tools_of(env)
+            async def play() -> tuple[Any, list[Message] | None, ToolSet | None]:
+                value = env.step(history)
+                value = (await value) if inspect.isawaitable(value) else value
+                context = context_of(env)
+                return value, context, None if context is None else tools_of(env)
 
-        value, context, tools = await self._call(self._worker_for_call(), play, "step()")
+            value, context, tools = await self._call(worker, play, "step()")
+        else:  # the usual case, with no coroutine around the step's
+            value = await self._call(worker, lambda: env.step(history), "step()")
         name = self.env_name or "?"
         tool_results = None
         if self.tools or calls or isinstance(value, StepResult):  # a tool turn
