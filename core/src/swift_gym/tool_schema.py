@@ -494,6 +494,7 @@ def _object(schema: dict[str, Any], where: str, depth: int, size: list[int]) -> 
         None if extra is True else _compile(extra, f"{where}.additionalProperties", depth + 1, size)
     )
     missing = {name: f"missing required property {short_repr(name)}" for name in required}
+    required_steps = len(missing)
     known = ", ".join(short_repr(name, 40) for name in list(properties)[:_ENUM_SHOWN])
 
     def unexpected(name: Any) -> str:
@@ -502,12 +503,13 @@ def _object(schema: dict[str, Any], where: str, depth: int, size: list[int]) -> 
     def check(value: Any, work: list[int]) -> Mismatch | None:
         if type(value) is not dict:
             return None
-        work[0] -= len(missing)
-        if work[0] < 0:
-            raise _OutOfWork()
-        for name, reason in missing.items():
-            if name not in value:
-                return [], reason, None
+        if required_steps:
+            work[0] -= required_steps
+            if work[0] < 0:
+                raise _OutOfWork()
+            for name, reason in missing.items():
+                if name not in value:
+                    return [], reason, None
         name = None
         try:
             for name, item in value.items():
