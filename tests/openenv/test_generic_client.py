@@ -259,3 +259,34 @@ async def test_server_killed_and_restarted_mid_episode() -> None:
             assert await play_oracle(fresh, {"seed": 6}) == 1.0
     finally:
         second.stop()
+
+
+async def test_a_tool_env_plays_through_the_client_with_tool_calls_and_results() -> None:
+    """FrozenLake's tool mode: the client's action is a dict like any other, so a reply's
+    `tool_calls` go as they are, the reset's observation offers `tools` and each step's holds
+    `tool_results`, checked against a local FrozenLake in tool mode."""
+    served = serve_process.start("frozen_lake", "--set", "action_format=tool")
+    env_config = {"size": 5, "seed": 3}
+    local = mirror({**env_config, "action_format": "tool"})
+    try:
+        async with GenericEnvClient(base_url=served.url) as client:
+            text, _info, _system = await local.reset()
+            result = await client.reset(env_config=env_config)
+            assert result.observation["text"] == text
+            assert result.observation["tools"] == list(local.tools())
+            done = False
+            while not done:
+                reply = local.oracle_reply()
+                expected = await local.step([reply])
+                action = {"message": reply["content"], "tool_calls": reply["tool_calls"]}
+                result = await client.step(action)
+                (call,) = reply["tool_calls"]
+                (got,) = result.observation["tool_results"]
+                (want,) = expected.tool_results
+                assert got["tool_call_id"] == call["id"] == want.tool_call_id
+                assert (got["name"], got["content"]) == (want.name, want.content)
+                assert result.reward == expected.reward and result.done == expected.done
+                done = result.done
+            assert result.reward == 1.0
+    finally:
+        served.stop()
