@@ -12,6 +12,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import logging
+import os
+import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +29,7 @@ from mcp_servers import SECRET, alive, pids_in, stdio_settings, wait_gone
 
 from swift_gym import ToolCall
 from swift_gym.errors import EnvUnavailableError
-from swift_gym.mcp import MCPServerDownError, MCPServerError, MCPTools
+from swift_gym.mcp import MCPServerDownError, MCPServerError, MCPTools, server_process
 from swift_gym.mcp.servers import read_servers
 from swift_gym.mcp.stdio import live_pids
 
@@ -45,6 +49,12 @@ def call(name: str, **arguments: Any) -> ToolCall:
     return ToolCall(f"call_{name}", name, json.dumps(arguments))
 
 
+def kill(pid: int) -> None:
+    """SIGKILL `pid` if it still runs (a test that failed leaves no sleeper behind)."""
+    if alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
 async def test_a_stdio_server_per_episode_gone_at_close(pids: Path) -> None:
     tools = tools_of({"calc": stdio_settings(env={"MCP_TEST_SECRET": "from-the-operator"})})
     await tools.open()
@@ -60,6 +70,69 @@ async def test_a_stdio_server_per_episode_gone_at_close(pids: Path) -> None:
     assert again != pid and alive(again)
     await tools.close()
     assert not alive(again)
+
+
+async def test_what_a_stdio_server_starts_in_a_session_of_its_own_is_gone_at_close(
+    pids: Path, tmp_path: Path, bwrap: str
+) -> None:
+    """A daemon's `setsid` leaves the server's process group: it must not outlive `close()`
+    (the server's PID namespace holds it)."""
+    assert server_process.pid_namespaces() == bwrap  # else the warning says why
+    escaped = tmp_path / "escaped"
+    escaped.mkdir()
+    tools = tools_of({"calc": stdio_settings(env={"MCP_TEST_ESCAPE": str(escaped)})})
+    await tools.open()
+    try:
+        (child,) = pids_in(escaped)  # written before the server answers
+        (server,) = tools.pids
+        assert alive(child) and os.getsid(child) == child != os.getsid(server)
+    finally:
+        await tools.close()
+    try:
+        assert not alive(child) and not alive(server)
+    finally:
+        kill(child)
+
+
+FAILING_BWRAP = "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
+
+
+@pytest.mark.parametrize("why", ["no bwrap", "bwrap refused", "pid_namespace false"])
+async def test_without_a_pid_namespace_a_server_runs_in_a_process_group_of_its_own(
+    pids: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    why: str,
+) -> None:
+    """Where bubblewrap is missing or refused a namespace, the server runs as before (and a
+    warning says what it lacks); `pid_namespace: false` asks for that, without a warning."""
+    if why != "pid_namespace false":
+        monkeypatch.setenv("PATH", str(tmp_path))
+        if why == "bwrap refused":
+            (tmp_path / "bwrap").write_text(FAILING_BWRAP)
+            (tmp_path / "bwrap").chmod(0o755)
+    server_process.pid_namespaces.cache_clear()
+    settings = stdio_settings(pid_namespace=why != "pid_namespace false")
+    tools = tools_of({"calc": settings})
+    try:
+        with caplog.at_level(logging.WARNING, logger="swift_gym.mcp"):
+            await tools.open()
+        (pid,) = tools.pids
+        assert pids_in(pids) == [pid] and os.getpgid(pid) == pid  # its own group, not ours
+        assert (await tools.call(call("add", a=1, b=2))).content == "3"
+    finally:
+        await tools.close()
+        server_process.pid_namespaces.cache_clear()
+    assert not alive(pid)
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    if why == "pid_namespace false":
+        assert warned == []
+    else:
+        said = "not installed" if why == "no bwrap" else "No permissions to create new namespace"
+        (warning,) = warned
+        assert "MCP stdio servers run without a PID namespace of their own" in warning
+        assert said in warning and "can outlive it" in warning
 
 
 async def test_both_kinds_together_with_a_name_clash(pids: Path, http_server: Any) -> None:
@@ -238,7 +311,8 @@ async def test_a_command_not_found_says_so(pids: Path) -> None:
     tools = tools_of({"gone": {"command": ["/no/such/mcp-server"]}})
     with pytest.raises(MCPServerError) as raised:
         await tools.open()
-    assert "cannot run '/no/such/mcp-server': No such file or directory" in str(raised.value)
+    # said by the launcher, or by bwrap (`bwrap: execvp /no/such/mcp-server: No such file...`)
+    assert re.search(r"/no/such/mcp-server'?: No such file or directory", str(raised.value))
     assert live_pids() == []
 
 
@@ -271,22 +345,28 @@ async def test_a_dropped_toolbox_closes_its_servers(pids: Path) -> None:
 
 
 @pytest.mark.parametrize("how", ["exit", "sigkill"])
-def test_no_server_outlives_this_process(pids: Path, tmp_path: Path, how: str) -> None:
+def test_no_server_outlives_this_process(pids: Path, tmp_path: Path, how: str, bwrap: str) -> None:
     """Open a session in a child process that then exits without closing (or is SIGKILLed):
-    the server process dies with it (atexit; PR_SET_PDEATHSIG)."""
-    end = "os.kill(os.getpid(), signal.SIGKILL)" if how == "sigkill" else "os._exit(0)"
-    if how == "exit":
-        end = "sys.exit(0)"
+    the server process dies with it (atexit; PR_SET_PDEATHSIG), and so does the child it
+    started in a session of its own."""
+    end = "os.kill(os.getpid(), signal.SIGKILL)" if how == "sigkill" else "sys.exit(0)"
+    escaped = tmp_path / "escaped"
+    escaped.mkdir()
+    settings = stdio_settings(env={"MCP_TEST_ESCAPE": str(escaped)})
     code = f"""
 import asyncio, json, os, signal, sys
 from swift_gym.mcp import MCPTools
 from swift_gym.mcp.servers import read_servers
-tools = MCPTools(read_servers({json.dumps({"calc": stdio_settings()})}))
+tools = MCPTools(read_servers({json.dumps({"calc": settings})}))
 asyncio.run(tools.open())
 print(tools.pids[0], flush=True)
 {end}
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     pid = int(done.stdout.split()[0])
-    assert pids_in(pids) == [pid]
-    assert wait_gone([pid]) == []
+    (child,) = pids_in(escaped)
+    try:
+        assert pids_in(pids) == [pid]
+        assert wait_gone([pid, child]) == []
+    finally:
+        kill(child)

@@ -61,11 +61,18 @@ class _Server(BaseModel):
 
 class StdioServer(_Server):
     """A server this process starts per episode: `command` (argv, no shell), its `env` (added
-    to a minimal one: PATH, HOME, LANG) and `cwd`."""
+    to a minimal one: PATH, HOME, LANG) and `cwd`; in a PID namespace of its own unless
+    `pid_namespace` is false (`server_process`)."""
 
     command: list[str] = Field(min_length=1, max_length=256)
     env: dict[str, SecretStr] = Field(default_factory=dict)
     cwd: str | None = None
+    pid_namespace: bool = Field(
+        True,
+        description="Run the server as PID 1 of a PID namespace of its own (bubblewrap), so "
+        "that every process it starts ends with it; false: in a process group of its own, "
+        "which a process that calls setsid leaves.",
+    )
 
     def describe(self) -> str:
         return f"stdio: {Path(self.command[0]).name}"

@@ -1,12 +1,12 @@
 """The stdio transport: a server process per session, whose lifetime this module owns.
 
 The SDK's own `stdio_client` does not expose the process, reads lines of any length and sends
-the server's stderr to ours. Here the server is started in a session of its own (so its whole
-process group can be killed), through a launcher that sets PR_SET_PDEATHSIG (so it dies with
-this process even when this process is SIGKILLed), with a minimal environment plus the
-operator's `env`, reading at most `max_message_bytes` a line, its stderr drained and kept
-bounded (for the error when it fails to start). Closing it closes stdin, gives it `GRACE`
-seconds to exit, then SIGKILLs its process group; an `atexit` hook kills those still open.
+the server's stderr to ours. Here the server is started by `server_process` (in a PID namespace
+of its own where bubblewrap can make one, so everything it starts ends with it; else in a
+process group of its own), with a minimal environment plus the operator's `env`, reading at
+most `max_message_bytes` a line, its stderr drained and kept bounded (for the error when it
+fails to start). Closing it closes stdin, gives it `GRACE` seconds to exit, then kills it and
+all it started; an `atexit` hook kills those still open.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ import asyncio
 import atexit
 import contextlib
 import os
-import signal
-import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -25,26 +23,14 @@ from mcp import types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from ..sandbox.child import Child, spawn
 from ..sandbox.output import BoundedOutput
+from .server_process import ServerProcess, start
 from .servers import StdioServer
 
 GRACE = 1.0
 """Seconds a server gets to exit after its stdin closes, before SIGKILL."""
 _KEPT_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
-_LAUNCHER = (
-    "import os,sys\n"
-    "try:\n"
-    " import ctypes; ctypes.CDLL(None).prctl(1, 9)\n"  # PR_SET_PDEATHSIG, SIGKILL (Linux)
-    "except Exception: pass\n"
-    "os.getppid() == int(sys.argv[1]) or os._exit(70)\n"  # the parent already died
-    "try:\n"
-    " os.execvp(sys.argv[2], sys.argv[2:])\n"
-    "except OSError as e:\n"
-    " print(f'cannot run {sys.argv[2]!r}: {e.strerror}', file=sys.stderr, flush=True)\n"
-    " os._exit(127)\n"
-)
-_LIVE: dict[Child, int] = {}
+_LIVE: dict[ServerProcess, int] = {}
 """Servers not yet ended, each with the pid of the process that started it (a forked child
 inherits this table, and must not kill its parent's servers at its exit)."""
 
@@ -53,27 +39,26 @@ class Transport:
     """What a session's stdio transport knows: its process and why it ended, if it did."""
 
     def __init__(self) -> None:
-        self.child: Child | None = None
+        self.process: ServerProcess | None = None
         self.fault: str | None = None
         self.stderr = BoundedOutput(4096)
 
     @property
     def pid(self) -> int | None:
-        return self.child.pid if self.child is not None else None
+        """The server's pid on this machine, once started."""
+        return self.process.pid if self.process is not None else None
 
 
 @contextlib.asynccontextmanager
 async def stdio_streams(spec: StdioServer, transport: Transport) -> AsyncIterator[tuple[Any, Any]]:
     """(read stream, write stream) of a started server, as `ClientSession` takes them; the
-    process is gone (its group SIGKILLed) when the context exits, however it exits."""
+    server and all it started are gone when the context exits, however it exits."""
     env = {key: os.environ[key] for key in _KEPT_ENV if key in os.environ}
     env.update({key: value.get_secret_value() for key, value in spec.env.items()})
-    argv = [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(os.getpid()), *spec.command]
-    child = await spawn(
-        argv, env=env, new_session=True, read_limit=spec.max_message_bytes, cwd=spec.cwd
-    )
-    transport.child = child
-    _LIVE[child] = os.getpid()
+    process = await start(spec, env, spec.max_message_bytes)
+    child = process.child
+    transport.process = process
+    _LIVE[process] = os.getpid()
     to_session, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -86,7 +71,7 @@ async def stdio_streams(spec: StdioServer, transport: Transport) -> AsyncIterato
                     transport.fault = (
                         f"the server sent a message over {spec.max_message_bytes:,} bytes"
                     )
-                    child.kill()
+                    process.kill_now()
                     return
                 if not line:
                     code = await child.wait()
@@ -120,37 +105,24 @@ async def stdio_streams(spec: StdioServer, transport: Transport) -> AsyncIterato
                 tasks.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
-            await end(child)
+            await end(process)
             with contextlib.suppress(asyncio.TimeoutError, OSError):  # what it wrote last
                 await asyncio.wait_for(transport.stderr.drain(child.stderr), 0.5)
 
 
-async def end(child: Child) -> None:
-    """Close the server's stdin, wait `GRACE` seconds, then SIGKILL its process group; reaped."""
-    with contextlib.suppress(Exception):
-        child.stdin.close()
-    if child.returncode is None:
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(child.wait(), GRACE)
-    kill_group(child)
-    await child.wait()
-    _LIVE.pop(child, None)
-
-
-def kill_group(child: Child) -> None:
-    """SIGKILL the server's process group (what it started too), and the server itself."""
-    with contextlib.suppress(OSError):
-        os.killpg(child.pid, signal.SIGKILL)
-    child.kill()
+async def end(process: ServerProcess) -> None:
+    """Close the server's stdin, wait `GRACE` seconds, then kill it and all it started."""
+    await process.end(GRACE)
+    _LIVE.pop(process, None)
 
 
 def live_pids() -> list[int]:
     """The pids of stdio servers not yet ended (for tests)."""
-    return [child.pid for child in _LIVE]
+    return [process.child.pid for process in _LIVE]
 
 
 @atexit.register
 def _kill_all() -> None:
-    for child, owner in list(_LIVE.items()):
+    for process, owner in list(_LIVE.items()):
         if owner == os.getpid():
-            kill_group(child)
+            process.kill_now()
