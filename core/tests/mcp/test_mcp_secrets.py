@@ -76,10 +76,11 @@ async def test_a_tool_error_that_repeats_the_secrets_shows_none(
 async def test_the_http_clients_request_log_shows_no_query_nor_password(
     pids: Path, http_server: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """httpx logs `HTTP Request: POST <url> "HTTP/1.1 200 OK"` at INFO for each request."""
+    """httpx logs `HTTP Request: POST <url> "HTTP/1.1 200 OK"` at INFO for each request, the
+    SDK its URL at DEBUG: no log line of any level may show the token or the password."""
     url = http_server.url.replace("://", f"://operator:{SECRET}@") + f"?token={ENV_SECRET}"
     tools = tools_of({"web": {"url": url}})
-    caplog.set_level(logging.INFO)
+    caplog.set_level(logging.DEBUG)
     await tools.open()
     try:
         assert (
