@@ -209,21 +209,20 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
     try:
         init_pid = await _read_info(info_read)
         sandbox.attach(init_pid)
+        joining = None
         if init_pid is not None and group is not None:
-            try:
-                group.add(init_pid)
-            except ProcessLookupError:
-                pass  # bwrap failed inside already: the ready pipe's end says so, with its words
-            except OSError as error:
-                raise SandboxUnavailableError(
-                    f"could not move the sandbox into its cgroup ({error}); "
-                    f"{cgroups.VARIABLE}=off runs sandboxes without cgroups"
-                ) from None
+            _join(group, init_pid, memory=False)  # tasks bounded from its first instruction
+            if group.memory_apart:  # memory before any code: while its interpreter starts
+                loop = asyncio.get_running_loop()
+                joining = loop.run_in_executor(None, _join, group, init_pid, True)
         if init_pid is not None:
             with contextlib.suppress(OSError):  # bwrap gone: the ready pipe says so
                 os.write(block_write, b"1")
         ready_unread = False  # _read_all closes it, however it ends
-        if await _read_all(ready_read) != b"ready":
+        ready = await _read_all(ready_read)
+        if joining is not None:
+            await joining
+        if ready != b"ready":
             raise SandboxUnavailableError(await _why_not_started(process))
     except BaseException:
         if ready_unread:
@@ -233,6 +232,18 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
     finally:
         os.close(block_write)
     return sandbox
+
+
+def _join(group: SandboxCgroup, pid: int, memory: bool) -> None:
+    try:
+        group.add(pid, memory)
+    except ProcessLookupError:
+        pass  # bwrap failed inside already: the ready pipe's end says so, with its words
+    except OSError as error:
+        raise SandboxUnavailableError(
+            f"could not move the sandbox into its cgroup ({error}); "
+            f"{cgroups.VARIABLE}=off runs sandboxes without cgroups"
+        ) from None
 
 
 async def _why_not_started(process: Child) -> str:
