@@ -2,10 +2,10 @@
 
 Starting bubblewrap (namespaces, mounts) and the interpreter is most of what a one-shot
 `print(1)` costs. A pool keeps `spares` sandboxes started and waiting for their code, so a run
-takes one at once while the next one starts in the background. Each sandbox still runs exactly
-one piece of code and is then killed: nothing is shared between runs. What it saves is latency,
-not work: each run still pays one start, and the spares hold memory while they wait (about
-5 MB each, `benchmarks/RESULTS.md`).
+takes one at once, and the next one starts in the background once that run is over. Each
+sandbox still runs exactly one piece of code and is then killed: nothing is shared between
+runs. What it saves is latency, not work: each run still pays one start, and the spares hold
+memory while they wait (about 5 MB each, `benchmarks/RESULTS.md`).
 """
 
 from __future__ import annotations
@@ -49,8 +49,14 @@ class SandboxPool:
             raise RuntimeError("this pool is closed")
         self._fill()
         starting = self._ready.get_nowait()
-        self._fill()
-        return await run_in(await starting, code, self.limits)
+        try:
+            return await run_in(await starting, code, self.limits)
+        finally:
+            # the next spare starts once this run is over, not beside it: where a cgroup v1
+            # host moves it into its groups, the kernel holds every fork and exit of the
+            # machine meanwhile (an RCU grace period, about 10 ms), this run's exit included
+            if not self.closed:
+                self._fill()
 
     async def close(self) -> None:
         """Kill the spares. Safe to call more than once."""
