@@ -223,7 +223,10 @@ def test_tools_and_tool_results_travel_and_a_text_step_sends_what_it_always_sent
     ("tools", "words"),
     [
         ({"ping": PING}, "sent tools {'ping': .*, not a list of tools"),
-        ([{"type": "function", "function": {"name": "two words"}}], "invalid tools offered by .the server at ws://127"),
+        (
+            [{"type": "function", "function": {"name": "two words"}}],
+            "invalid tools offered by .the server at ws://127",
+        ),
     ],
 )
 def test_tools_that_are_not_valid_are_a_protocol_error(
