@@ -254,7 +254,7 @@ async def measure(runs: int, calls: int, sessions: int) -> dict[str, Any]:
                 "bubblewrap's own start (seven namespaces, a dozen mounts: about 12-15 ms "
                 "here, measured with the same command line and print(1)) and the launcher's "
                 "rlimits (a few ms) are paid at every start; a session pays them once, and a "
-                "SandboxPool starts the next sandbox while one runs (next goal)",
+                "SandboxPool has the next sandbox started before it is asked for (next goal)",
             ),
             goal(
                 f"one-shot print(1) from a SandboxPool <= {ONE_SHOT_GOAL}x the plain interpreter",

@@ -254,22 +254,14 @@ class SandboxCgroup:
                 _write(swap, 0)
             _write(group / "pids.max", limits.max_processes)
 
-    def add(self, pid: int, memory: bool) -> None:
-        """Move `pid` (the sandbox's PID 1) into its groups: v1's memory group alone when
-        `memory`, else every other one (v2: its one group).
+    def add(self, pid: int) -> None:
+        """Move `pid` (the sandbox's PID 1) into its groups.
 
-        v1's memory group is apart because moving a task into it waits for the kernel to drain
-        every CPU's page lists (10 to 20 ms here, where the pids group takes 0.1 ms): the
-        sandbox joins its pids group before it starts, and its memory group while its
-        interpreter starts, before any code reaches it."""
-        for controller, directory in self.dirs.items():
-            if (controller == "memory") == memory:
-                _write(directory / "cgroup.procs", pid)
-
-    @property
-    def memory_apart(self) -> bool:
-        """Whether `add(pid, memory=True)` has a group to join (v1)."""
-        return "memory" in self.dirs
+        Slow on cgroup v1 (a task's first move waits for an RCU grace period, 10 to 20 ms here,
+        and holds every fork and exit of the machine meanwhile): the host does it while the
+        sandbox's interpreter starts, before any code reaches it."""
+        for directory in self.dirs.values():
+            _write(directory / "cgroup.procs", pid)
 
     def processes(self) -> list[int]:
         """The sandbox's processes, as its group lists them now."""

@@ -75,12 +75,10 @@ def bwrap_argv(
     seccomp_fd: int | None,
     disable_userns: bool = True,
     *,
-    block_fd: int,
     ready_fd: int,
 ) -> list[str]:
     """bubblewrap's whole command line (`info_fd` receives the sandbox's PID 1 as JSON; the
-    sandbox waits for a byte on `block_fd` before it starts the interpreter, so the host can put
-    it in its cgroups first; the interpreter says `ready` on `ready_fd`)."""
+    interpreter says `ready` on `ready_fd` once its limits are set)."""
     _, roots = interpreter()
     argv = [
         bwrap,
@@ -95,8 +93,6 @@ def bwrap_argv(
         "--as-pid-1",
         "--info-fd",
         str(info_fd),
-        "--block-fd",
-        str(block_fd),
         # as the host's root, bubblewrap would keep the code's capabilities (CapEff 1fffeffffff)
         "--cap-drop",
         "ALL",

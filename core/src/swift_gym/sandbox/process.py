@@ -176,10 +176,9 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
     plan = bounds()
     group = SandboxCgroup(plan.cgroups, limits) if plan.cgroups is not None else None
     info_read, info_write = os.pipe()
-    block_read, block_write = os.pipe()
     ready_read, ready_write = os.pipe()
     seccomp_fd = _data_fd(program(plan.refuse_memory, plan.tasks)) if supported() else None
-    passed = [info_write, block_read, ready_write]
+    passed = [info_write, ready_write]
     passed += [seccomp_fd] if seccomp_fd is not None else []
     try:
         argv = bwrap_argv(
@@ -189,14 +188,13 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
             info_write,
             seccomp_fd,
             bwrap.disable_userns,
-            block_fd=block_read,
             ready_fd=ready_write,
         )
         process = await spawn(
             argv, env={}, pass_fds=passed, new_session=_VFORK_WITH_SETSID, read_limit=read_limit
         )
     except BaseException:
-        for fd in (info_read, block_write, ready_read):
+        for fd in (info_read, ready_read):
             os.close(fd)
         if group is not None:
             group.remove_now()
@@ -210,14 +208,8 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
         init_pid = await _read_info(info_read)
         sandbox.attach(init_pid)
         joining = None
-        if init_pid is not None and group is not None:
-            _join(group, init_pid, memory=False)  # tasks bounded from its first instruction
-            if group.memory_apart:  # memory before any code: while its interpreter starts
-                loop = asyncio.get_running_loop()
-                joining = loop.run_in_executor(None, _join, group, init_pid, True)
-        if init_pid is not None:
-            with contextlib.suppress(OSError):  # bwrap gone: the ready pipe says so
-                os.write(block_write, b"1")
+        if init_pid is not None and group is not None:  # while its interpreter starts
+            joining = asyncio.get_running_loop().run_in_executor(None, _join, group, init_pid)
         ready_unread = False  # _read_all closes it, however it ends
         ready = await _read_all(ready_read)
         if joining is not None:
@@ -229,14 +221,13 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
             os.close(ready_read)
         await sandbox.kill()
         raise
-    finally:
-        os.close(block_write)
     return sandbox
 
 
-def _join(group: SandboxCgroup, pid: int, memory: bool) -> None:
+def _join(group: SandboxCgroup, pid: int) -> None:
+    """Move the sandbox into its groups: in a worker thread, since it may wait (`add`)."""
     try:
-        group.add(pid, memory)
+        group.add(pid)
     except ProcessLookupError:
         pass  # bwrap failed inside already: the ready pipe's end says so, with its words
     except OSError as error:
