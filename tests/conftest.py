@@ -6,13 +6,12 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import venv
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from installer import install_command, needs_pip
+from installer import build_wheels, install_command, needs_pip
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -72,10 +71,7 @@ def make_venv(path: Path) -> Venv:
 @pytest.fixture(scope="session")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Wheels of the core and FrozenLake, built from this checkout."""
-    out = tmp_path_factory.mktemp("wheels")
-    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out)]
-    subprocess.run([*command, *map(str, PACKAGES)], check=True, timeout=900)
-    return sorted(out.glob("*.whl"))
+    return build_wheels(PACKAGES, tmp_path_factory.mktemp("wheels"))
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING
 import pytest
 from fake_swift import PROBE as FAKE_SWIFT_PROBE
 from fake_swift import write_fake_swift
+from installer import build_wheels
 from module_paths import MODULE_PATHS as COMMON_MODULE_PATHS
 from module_paths import write_canary
 
@@ -211,7 +211,7 @@ AMBIGUOUS = "env name 'maze' is registered by 2 distributions: "
 
 
 def write_package(root: Path, package: Package) -> Path:
-    """A source tree that `pip wheel` builds with hatchling."""
+    """A source tree that `uv build` (or `pip wheel`) builds with hatchling."""
     directory = root / package.name
     for module, source in package.modules.items():
         (directory / "src" / module).mkdir(parents=True)
@@ -265,10 +265,7 @@ def faulty_venv(
     """One fresh venv: the core, FrozenLake and every faulty distribution, from real wheels."""
     sources = tmp_path_factory.mktemp("fault-packages")
     directories = [write_package(sources, package) for package in FAULTY]
-    out = tmp_path_factory.mktemp("fault-wheels")
-    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out)]
-    subprocess.run([*command, *map(str, directories)], check=True, timeout=900)
-    built = sorted(out.glob("*.whl"))
+    built = build_wheels(directories, tmp_path_factory.mktemp("fault-wheels"))
     assert len(built) == len(FAULTY)
     env = shared_helpers(request).make_venv(tmp_path_factory.mktemp("venv") / "faulty")
     env.pip(*wheels, *built)
