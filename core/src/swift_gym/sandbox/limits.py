@@ -2,8 +2,10 @@
 
 Each limit is enforced by the kernel or by the host, never by code inside the sandbox alone:
 wall time by the host (it kills the whole sandbox), CPU time, memory, processes, open files and
-file size by rlimits set before any code runs, the work directory by the size of its tmpfs, and
-output by the host reading at most `output_bytes` (and the session's server keeping at most that).
+file size by rlimits set before any code runs (memory and processes also by the sandbox's
+cgroups where the host gives them: `bounds.py`), the work directory by the size of its tmpfs,
+and output by the host reading at most `output_bytes` (and the session's server keeping at
+most that).
 Envs whose configs come from rows read theirs from the operator's `SWIFT_GYM_SANDBOX_LIMITS`.
 """
 
@@ -38,10 +40,17 @@ class SandboxLimits(BaseModel):
         600.0, gt=0, le=86_400, description="CPU time of a whole session's server, all calls."
     )
     memory_bytes: int = Field(
-        512 * MiB, ge=64 * MiB, le=2**40, description="Address space per process (RLIMIT_AS)."
+        512 * MiB,
+        ge=64 * MiB,
+        le=2**40,
+        description="Address space per process (RLIMIT_AS); with cgroups, this plus work_bytes "
+        "for the whole sandbox.",
     )
     max_processes: int = Field(
-        16, ge=1, le=4096, description="Processes and threads at once (RLIMIT_NPROC)."
+        16,
+        ge=1,
+        le=4096,
+        description="Processes and threads at once (a pids cgroup, else RLIMIT_NPROC).",
     )
     max_open_files: int = Field(64, ge=16, le=65_536, description="Open files per process.")
     work_bytes: int = Field(
