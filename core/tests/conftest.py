@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,6 +20,7 @@ from pathlib import Path
 import pytest
 
 FakeDist = Callable[..., Path]
+DEBIAN_PYTHON = "/usr/bin/python3"
 
 
 @pytest.fixture
@@ -126,3 +130,61 @@ def processes_in() -> NamespaceScan:
         return found
 
     return scan
+
+
+class Nobody:
+    """Runs programs as the unprivileged user `nobody` (see `nobody`), from `home`: a folder
+    that user can read, holding a venv of Debian's Python with swift-gym's core (and its `mcp`
+    extra) installed, and the files tests copy there."""
+
+    UID = 65534
+
+    def __init__(self, home: Path):
+        self.home = home
+        self.python = str(home / "venv" / "bin" / "python")
+
+    def copy(self, *files: Path) -> None:
+        """Put `files` in `home`, readable by that user."""
+        for file in files:
+            shutil.copy(file, self.home / file.name)
+            (self.home / file.name).chmod(0o644)
+
+    def run(self, script: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        """`python home/script ARGS` as `nobody`, with a minimal environment, in `/`."""
+        setpriv = ["setpriv", f"--reuid={self.UID}", f"--regid={self.UID}", "--clear-groups"]
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": "/"}
+        argv = [*setpriv, self.python, str(self.home / script), *args]
+        return subprocess.run(
+            argv, input=stdin, capture_output=True, text=True, env=env, cwd="/", timeout=600
+        )
+
+
+@pytest.fixture(scope="session")
+def nobody() -> Iterator[Nobody]:
+    """The tests' unprivileged user. It needs root (to switch user), setpriv, uv and Debian's
+    /usr/bin/python3 (the project's venvs may live where `nobody` cannot read); without them the
+    tests skip, or fail with SWIFT_GYM_SANDBOX_TESTS=required. The core is a real install, not
+    this checkout (which that user may not read either)."""
+    if os.geteuid() != 0:
+        pytest.skip("running a test as another user needs root to switch to it")
+    uv = shutil.which("uv") or shutil.which("uv", path=str(Path(sys.executable).parent))
+    if not uv or not os.access(DEBIAN_PYTHON, os.X_OK) or not shutil.which("setpriv"):
+        why = "the unprivileged runs need uv, setpriv and Debian's /usr/bin/python3"
+        if os.environ.get("SWIFT_GYM_SANDBOX_TESTS") == "required":
+            pytest.fail(f"{why} (SWIFT_GYM_SANDBOX_TESTS=required)")
+        pytest.skip(why)
+    home = Path(tempfile.mkdtemp(prefix="swift-gym-nobody-"))
+    try:
+        home.chmod(0o755)
+        venv = home / "venv"
+        subprocess.run([uv, "venv", "--quiet", "--python", DEBIAN_PYTHON, str(venv)], check=True)
+        core = Path(__file__).parents[1]
+        subprocess.run(
+            [uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
+             f"{core}[mcp]"],
+            check=True,
+        )  # fmt: skip
+        subprocess.run(["chmod", "-R", "a+rX", str(home)], check=True)
+        yield Nobody(home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +25,6 @@ from swift_gym.sandbox import cgroups
 pytestmark = [pytest.mark.usefixtures("bwrap"), pytest.mark.timeout(240)]
 MiB = 1024 * 1024
 DRIVER = Path(__file__).with_name("sandbox_driver.py")
-CORE = Path(__file__).parents[1]
-DEBIAN_PYTHON = "/usr/bin/python3"
 NOBODY = 65534
 REQUIRED = os.environ.get("SWIFT_GYM_SANDBOX_TESTS") == "required"
 
@@ -39,33 +35,6 @@ def _unavailable(why: str) -> None:
     if REQUIRED:
         pytest.fail(f"{why} (SWIFT_GYM_SANDBOX_TESTS=required)")
     pytest.skip(why)
-
-
-@pytest.fixture(scope="module")
-def nobody_python() -> Iterator[str]:
-    """A venv that `nobody` can run: Debian's Python, swift-gym's core installed (a real install,
-    not this checkout, which that user may not read), and the driver beside it."""
-    if os.geteuid() != 0:
-        pytest.skip("running the sandbox as another user needs root to switch to it")
-    uv = shutil.which("uv") or shutil.which("uv", path=str(Path(sys.executable).parent))
-    if not uv or not os.access(DEBIAN_PYTHON, os.X_OK) or not shutil.which("setpriv"):
-        _unavailable("the unprivileged runs need uv, setpriv and Debian's /usr/bin/python3")
-    home = Path(tempfile.mkdtemp(prefix="swift-gym-nobody-"))
-    try:
-        home.chmod(0o755)
-        venv = home / "venv"
-        subprocess.run([uv, "venv", "--quiet", "--python", DEBIAN_PYTHON, str(venv)], check=True)
-        python = str(venv / "bin" / "python")
-        subprocess.run(
-            [uv, "pip", "install", "--quiet", "--python", python, str(CORE)],
-            check=True,
-            env={**os.environ, "UV_NO_PROGRESS": "1"},
-        )
-        shutil.copy(DRIVER, home / DRIVER.name)
-        subprocess.run(["chmod", "-R", "a+rX", str(home)], check=True)
-        yield python
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def _cgroups_here() -> bool:
@@ -89,17 +58,18 @@ def drive(request: pytest.FixtureRequest) -> Drive:
         env[cgroups.VARIABLE] = "required"
     elif mode == "root-seccomp":
         env[cgroups.VARIABLE] = "off"
-    elif os.geteuid() == 0:
-        python = request.getfixturevalue("nobody_python")
-        driver = str(Path(python).parents[2] / DRIVER.name)
-        setpriv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-        argv = [*setpriv, python, driver]
-        env = {"PATH": env.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": "/"}
+    nobody = None
+    if mode == "user" and os.geteuid() == 0:
+        nobody = request.getfixturevalue("nobody")
+        nobody.copy(DRIVER)
 
     def run(scenario: dict[str, Any]) -> dict[str, Any]:
-        done = subprocess.run(
-            argv, input=json.dumps(scenario), capture_output=True, text=True, env=env, cwd="/"
-        )
+        if nobody is not None:
+            done = nobody.run(DRIVER.name, stdin=json.dumps(scenario))
+        else:
+            done = subprocess.run(
+                argv, input=json.dumps(scenario), capture_output=True, text=True, env=env, cwd="/"
+            )
         assert done.returncode == 0, done.stderr[-3000:]
         report = json.loads(done.stdout.splitlines()[-1])
         expected_uid = NOBODY if mode == "user" and os.geteuid() == 0 else os.geteuid()

@@ -94,6 +94,25 @@ async def test_what_a_stdio_server_starts_in_a_session_of_its_own_is_gone_at_clo
         kill(child)
 
 
+def test_what_a_stdio_server_starts_in_a_session_of_its_own_is_gone_at_close_unprivileged(
+    nobody: Any, bwrap: str
+) -> None:
+    """The same attack with swift-gym run by an unprivileged user: bubblewrap gives the server
+    its PID namespace inside a user namespace, and the `setsid` child still dies at close."""
+    from mcp_servers import SERVER
+
+    nobody.copy(SERVER, Path(__file__).with_name("mcp_escape_driver.py"))
+    escaped = nobody.home / "escaped"
+    escaped.mkdir(exist_ok=True)
+    os.chown(escaped, nobody.UID, nobody.UID)
+    done = nobody.run("mcp_escape_driver.py", str(nobody.home / SERVER.name), str(escaped))
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["uid"] == nobody.UID and report["namespace"], report
+    assert report["escaped_before_close"], report  # the child had left the server's group
+    assert not report["alive_after_close"], report
+
+
 FAILING_BWRAP = "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
 
 
