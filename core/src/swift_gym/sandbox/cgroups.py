@@ -177,7 +177,8 @@ def _v2_host(mount: tuple[str, str], path: str) -> HostCgroups:
         return HostCgroups(
             None,
             f"cgroup v2: the {' and '.join(missing)} controller is not enabled for the children "
-            f"of {own} (delegate a subtree with them, e.g. systemd-run --user -p Delegate=yes)",
+            f"of {own} (run swift-gym in a child group of a subtree delegated with them, e.g. "
+            "systemd-run --user -p Delegate=yes)",
         )
     parent = own / GROUP
     problem = _usable(parent, "cgroup.procs")
