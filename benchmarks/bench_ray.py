@@ -273,7 +273,7 @@ def unusable() -> str | None:
     try:
         import ray  # noqa: F401
     except ImportError:
-        return "ray is not installed here (pip install 'swift-gym[ray]')"
+        return "ray is not installed here (pip install './core[ray]' in a clone)"
     if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("ip"):
         return "needs root, unshare and ip, for a network namespace of its own"
     return None

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GRPO on FrozenLake with `swift rlhf`, vLLM colocated with the trainer (GPU machine).
-# Needs: pip install "swift-gym[swift]" swift-gym-frozen-lake vllm. No --external_plugins:
+# Needs, in a clone: pip install "./core[swift]" ./plugins/frozen_lake vllm. No --external_plugins:
 # the installed swift-gym registers frozen_lake, the swift_gym scheduler and its rewards.
 set -euo pipefail
 MODEL=${MODEL:-Qwen/Qwen2.5-1.5B-Instruct}

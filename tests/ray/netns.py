@@ -26,7 +26,7 @@ def usable() -> str | None:
     try:
         import ray  # noqa: F401
     except ImportError:
-        return "ray is not installed (pip install 'swift-gym[ray]')"
+        return "ray is not installed (pip install './core[ray]' in a clone)"
     if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("ip"):
         return "needs root, unshare and ip, for a network namespace of the test's own"
     probe = subprocess.run(

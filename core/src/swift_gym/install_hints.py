@@ -8,8 +8,11 @@ since swift-gym is not on PyPI; or, for an extra, the packages it holds (works a
 from __future__ import annotations
 
 EXTRAS = {
-    "mcp": "mcp>=1.22,<2",
+    "swift": "ms-swift>=4.6 msgspec",
     "new": "cookiecutter>=2.6",
+    "agent": "openai>=1.40 httpx>=0.27,<1",
+    "mcp": "mcp>=1.22,<2",
+    "ray": "ray>=2.40",
     "remote": "websockets>=15",
     "serve": "starlette>=0.40 uvicorn>=0.30 websockets>=15",
 }

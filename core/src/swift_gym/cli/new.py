@@ -50,7 +50,7 @@ def new(env_name: str, output_dir: Path, description: str | None, author: str | 
     """Bake a new env package ENV_NAME (a lowercase identifier, e.g. maze_walker).
 
     It installs, registers ENV_NAME in the swift_gym.envs group and passes its own tests:
-    pip install -e 'swift-gym-ENV_NAME[test]' && python -m pytest swift-gym-ENV_NAME
+    pip install -e './swift-gym-ENV_NAME[test]' && python -m pytest swift-gym-ENV_NAME
     """
     try:
         from cookiecutter.exceptions import (

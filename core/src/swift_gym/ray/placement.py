@@ -18,6 +18,7 @@ from typing import Any
 
 from ..config import validate_config
 from ..errors import EnvUnavailableError
+from ..install_hints import extra_hint
 from .pool import ActorLost, ActorPool
 from .settings import RaySettingError, check_address, shape_of
 
@@ -41,7 +42,7 @@ class RayPlacement:
         except ImportError:
             raise RaySettingError(
                 f"SWIFT_GYM_RAY_ADDRESS={self.address!r} asks for envs on Ray, and Ray is not "
-                "installed here: pip install 'swift-gym[ray]'"
+                f"installed here: {extra_hint('ray')}"
             ) from None
 
         from .host import EnvHost

@@ -2,6 +2,6 @@
 
 `protocol` (the frames), `background` (the one event loop per process that owns every socket),
 `session` (one episode's connection), `config` and `env` (`OpenEnvEnv`, registered by the core
-as `openenv`). Needs `websockets` (`pip install "swift-gym[remote]"`); nothing here is imported
-by `import swift_gym` or by listing envs.
+as `openenv`). Needs `websockets` (`pip install "./core[remote]"` in a clone); nothing here is
+imported by `import swift_gym` or by listing envs.
 """

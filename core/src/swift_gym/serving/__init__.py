@@ -1,6 +1,6 @@
 """Serving any installed env over OpenEnv's WebSocket protocol (`swift-gym serve`).
 
-Needs the `serve` extra (`pip install "swift-gym[serve]"`: Starlette, uvicorn, websockets);
+Needs the `serve` extra (`pip install "./core[serve]"` in a clone: Starlette, uvicorn, websockets);
 nothing here is imported by `import swift_gym`. The rooms, bottom up: `protocol` (the frames,
 pure), `worker` (a thread with its own loop, and the cheap hop to it), `placement` (where each
 session's env runs, `--isolation`: by default its own thread, so one env's slow step blocks no
