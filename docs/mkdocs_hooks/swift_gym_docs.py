@@ -40,6 +40,13 @@ SHIPPED = (
     "swift-gym-reasoning-gym",
     "swift-gym-textarena",
 )
+PLUGIN_PATHS = (
+    "./plugins/frozen_lake",
+    "./plugins/gymnasium",
+    "./plugins/reasoning_gym",
+    "./plugins/textarena",
+)
+"""Where the shipped env packages are in a clone (not ./plugins/*: the template is no package)."""
 EXTRA_FILES = {
     "learning-curve.svg": "benchmarks/learning-curve.svg",
     "learning-report.html": "benchmarks/learning-report.html",
@@ -63,7 +70,8 @@ def _envs() -> dict[str, tuple[Any, list[Any]]]:
     if missing:
         raise PluginError(
             f"the docs document every shipped env, but {', '.join(sorted(missing))} is not "
-            "installed: run `tox -e docs`, or pip install ./core and ./plugins/* first"
+            'installed: run `tox -e docs`, or in this clone pip install "./core[docs]" '
+            f"{' '.join(PLUGIN_PATHS)} first"
         )
     return envs
 

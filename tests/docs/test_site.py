@@ -161,3 +161,17 @@ def test_a_broken_link_anchor_or_left_out_env_fails_the_build(tmp_path: Path) ->
     assert "no-such-page.md" in done.stderr
     assert "no-such-anchor" in done.stderr
     assert "gymnasium.Taxi-v4" in done.stderr
+
+
+OUTSIDE = re.compile(r"""<(?:link|script|img|iframe)\b[^>]*\b(?:href|src)=["']?(?:https?:)?//""")
+
+
+def test_no_page_fetches_anything_from_outside_the_site(site: Path) -> None:
+    """No font, stylesheet, script or picture from another host (Google Fonts came on every
+    page): an offline or private cluster gets the whole site, and nobody learns of a visit."""
+    fetched = [
+        f"{page.relative_to(site)}: {match.group()}"
+        for page in site.rglob("*.html")
+        for match in OUTSIDE.finditer(page.read_text(encoding="utf-8"))
+    ]
+    assert fetched == [], fetched[:10]

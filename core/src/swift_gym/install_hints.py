@@ -15,6 +15,7 @@ EXTRAS = {
     "ray": "ray>=2.40",
     "remote": "websockets>=15",
     "serve": "starlette>=0.40 uvicorn>=0.30 websockets>=15",
+    "docs": "mkdocs>=1.6,<2 mkdocs-material>=9.5,<10 mkdocstrings[python]>=1,<2",
 }
 """The packages of each extra of the core, as pip takes them."""
 
