@@ -175,3 +175,26 @@ def test_no_page_fetches_anything_from_outside_the_site(site: Path) -> None:
         for match in OUTSIDE.finditer(page.read_text(encoding="utf-8"))
     ]
     assert fetched == [], fetched[:10]
+
+
+PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
+ORDERED = re.compile(r"<ol>(.*?)</ol>", re.S)
+MAX_PARAGRAPH_WORDS = 250
+
+
+def test_pages_read_in_paragraphs_and_lists(site: Path) -> None:
+    """No rendered paragraph over 250 words (a list broken by a fenced block, or a bullet's
+    text not indented enough, renders as one paragraph with literal " - " in it), and numbered
+    steps number (a step's block indented too little restarts the list: "1. 1. 1.")."""
+    long, restarted = [], []
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        for match in PARAGRAPH.finditer(text):
+            words = html.unescape(re.sub(r"<[^>]+>", " ", match.group(1))).split()
+            if len(words) > MAX_PARAGRAPH_WORDS:
+                long.append(f"{page.relative_to(site)}: {len(words)} words: {' '.join(words[:12])}")
+        singles = [items for items in ORDERED.findall(text) if items.count("<li") == 1]
+        if len(singles) > 1:
+            restarted.append(f"{page.relative_to(site)}: {len(singles)} one-step numbered lists")
+    assert long == [], long
+    assert restarted == [], restarted
