@@ -193,3 +193,23 @@ def test_an_env_that_leaves_a_call_unanswered_ends_the_session(walk_env: dict[st
     )
     assert "stopped by an env error: 0 turns" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_the_call_syntax_is_shown_and_help_spends_no_turn(walk_env: dict[str, str]) -> None:
+    lines = '/help\n/call move {"direction": "right"}\n//help\n'
+    result, steps = play(walk_env, lines)
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    hint = '/call NAME {JSON arguments} (e.g. /call move {"name": "value"}'
+    assert out.count(hint) == 2  # once after the tools, once for /help
+    assert len(steps) == 2  # /help was never sent; //help was, as the text /help
+    assert steps[-1][-1] == {"role": "assistant", "content": "/help"}
+    assert "2 turns" in out
+
+
+def test_help_in_a_text_env_spends_no_turn() -> None:
+    result = run("play", "frozen_lake", "--seed", "0", stdin="/help\n<action>down</action>\n")
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    assert "each line you type is one reply, sent as the model's" in out
+    assert "1 turn, total reward" in out

@@ -33,7 +33,7 @@ from ..steps import as_step_result
 from ..tool_turns import call_record, tool_messages
 from ..tools import ToolResult, offered_tools
 from . import visible
-from .call_lines import CallLineError, typed_reply
+from .call_lines import HELP, CallLineError, help_text, is_help, typed_reply
 from .console import stdout
 from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS
 from .options import parse_overrides, set_option
@@ -76,7 +76,8 @@ def play(name: str, overrides: tuple[str, ...], seed: int | None, max_turns: int
 
     An env that offers tools lists them first; then a line /call NAME ARGUMENTS calls one,
     e.g. /call move {"direction": "up"} (arguments sent exactly as typed); //call sends the
-    text /call.
+    text /call. A line /help shows how to reply and spends no turn; //help sends the text
+    /help.
     """
     from ..registry import default_registry
 
@@ -130,8 +131,10 @@ def _play(
     tools = _guarded(lambda: list(offered_tools(env)), session)
     if system_prompt:
         section("system", system_prompt)
+    names = [_tool_name(tool) for tool in tools]
     if tools:
         tools_section(tools)
+        _say_help(names)
     section("user", observation)
     messages: list[Message] = (
         [{"role": "system", "content": system_prompt}] if system_prompt else []
@@ -140,6 +143,11 @@ def _play(
     echo = not sys.stdin.isatty()
     calls_made = 0
     for line in read_replies():
+        if is_help(line):
+            _say_help(names)
+            continue
+        if line.strip() == "/" + HELP:
+            line = HELP
         try:
             reply = typed_reply(line, f"call_{calls_made + 1}") if tools else line
         except CallLineError as error:
@@ -177,6 +185,16 @@ def _play(
         if max_turns is not None and session.turns >= max_turns:
             session.ending = "max turns"
             return
+
+
+def _say_help(tool_names: list[str]) -> None:
+    stdout().print(visible.rich(help_text(tool_names), style="dim"))
+
+
+def _tool_name(tool: Any) -> str:
+    function = tool.get("function") if isinstance(tool, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
+    return visible.brief(name, 64) if isinstance(name, str) else "NAME"
 
 
 def _run(loop: asyncio.AbstractEventLoop, step: Coroutine[Any, Any, T], session: Session) -> T:
