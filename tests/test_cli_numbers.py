@@ -81,21 +81,25 @@ def test_eval_summarises_rewards_of_1e308(extreme_site: dict[str, str], tmp_path
     assert again.stdout.count("1e+308") == 4
 
 
-def test_eval_reports_an_interval_beyond_every_float_as_unbounded(
+def test_eval_keeps_an_interval_beyond_every_float_within_the_rewards_seen(
     extreme_site: dict[str, str],
 ) -> None:
     result = run("eval", "swings", "--policy", "random", "-n", "2", "--json", env=extreme_site)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["mean_reward"] == 0.0  # (1e308 - 1e308) / 2, not an OverflowError
-    # the 95% interval is about 0 +- 2e308: beyond the largest float, null in strict JSON
-    assert summary["mean_reward_ci95"] == [None, None]
+    # the 95% interval is about 0 +- 2e308, beyond the largest float; a mean cannot leave the
+    # rewards' range, so it is clipped to it (as the report clips it), and its standard
+    # error, beyond every float too, is null in strict JSON
+    assert summary["mean_reward_ci95"] == [-1e308, 1e308]
+    assert summary["mean_reward_se"] is None
     human = run("eval", "swings", "--policy", "random", "-n", "2", env=extreme_site)
     assert human.returncode == 0, human.stderr
-    assert re.search(r"mean reward +0\.000 +95% CI -inf to inf", human.stdout)
+    assert re.search(r"mean reward +0\.000 +95% CI -1e\+308 to 1e\+308", human.stdout), human.stdout
     four = run("eval", "swings", "--policy", "random", "-n", "4", "--json", env=extreme_site)
-    low, high = json.loads(four.stdout)["mean_reward_ci95"]
-    assert [low, high] == pytest.approx([-1.1316e308, 1.1316e308], rel=1e-4)  # 1.96e308/sqrt(3)
+    assert json.loads(four.stdout)["mean_reward_ci95"] == [-1e308, 1e308]  # 1.1316e308 clipped
+    se = json.loads(four.stdout)["mean_reward_se"]
+    assert se == pytest.approx(1.1316e308 / 1.959963984540054, rel=1e-4)  # 2e308/sqrt(3)/z
 
 
 def test_an_episode_whose_total_reward_overflows_fails_with_the_reason(

@@ -136,3 +136,21 @@ def test_a_training_place_out_of_range_is_unknown(
     place = training_place({"training": training})
     assert place is not None
     assert (place.step, place.time) == (step, time)
+
+
+def test_a_mean_rewards_interval_stays_within_the_rewards_seen() -> None:
+    """Rare wins of a 0/1 reward: the normal interval reaches below 0 (eval printed -0.011 where
+    the report, which clips, printed 0.000); a mean cannot leave the rewards' range, so both
+    print the clipped interval, and comparisons use the unclipped standard error."""
+    from swift_gym.evaluation.compare import mean_difference
+
+    records = [{"total_reward": 1.0 if i == 0 else 0.0, "status": "ok"} for i in range(40)]
+    summary = summarize(records)
+    low, high = summary["mean_reward_ci95"]
+    assert low == 0.0 and 0.025 < high < 0.08
+    se = summary["mean_reward_se"]
+    assert high - summary["mean_reward"] == pytest.approx(Z95 * se)  # the unclipped side
+    other = summarize([{"total_reward": 1.0, "status": "ok"}] * 2 + records[2:])
+    diff = mean_difference(summary, other)
+    half = Z95 * (se**2 + other["mean_reward_se"] ** 2) ** 0.5
+    assert diff.high - diff.difference == pytest.approx(half)

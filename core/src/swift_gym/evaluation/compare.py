@@ -71,8 +71,8 @@ def mean_difference(baseline: Mapping[str, Any], other: Mapping[str, Any]) -> Di
     d = m2 - m1
     if baseline["episodes"] < 2 or other["episodes"] < 2:
         return Difference("mean reward", m1, m2, d, math.nan, math.nan)
-    se1 = _standard_error(baseline["mean_reward_ci95"])
-    se2 = _standard_error(other["mean_reward_ci95"])
+    se1 = _standard_error(baseline)
+    se2 = _standard_error(other)
     half = Z95 * math.sqrt(se1**2 + se2**2)
     return Difference("mean reward", m1, m2, d, d - half, d + half)
 
@@ -82,8 +82,12 @@ def differences(baseline: Mapping[str, Any], other: Mapping[str, Any]) -> list[D
     return [rate_difference(baseline, other), mean_difference(baseline, other)]
 
 
-def _standard_error(interval: Any) -> float:
-    low, high = interval
+def _standard_error(summary: Mapping[str, Any]) -> float:
+    """The mean reward's standard error: the summary's own, else its interval's half-width (an
+    interval clipped to the rewards seen would understate it)."""
+    if summary.get("mean_reward_se") is not None:
+        return float(summary["mean_reward_se"])
+    low, high = summary["mean_reward_ci95"]
     return (high - low) / (2 * Z95)
 
 

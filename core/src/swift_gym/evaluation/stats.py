@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .records import NOT_PLAYED
+from .reward_ranges import clip
 
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the normal distribution."""
@@ -117,6 +118,10 @@ def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict
     if unrecorded:
         statuses[NOT_PLAYED] = unrecorded
     reward, low, high = mean_ci(rewards)
+    standard_error = (high - reward) / Z95 if n > 1 else math.nan  # high - low may overflow
+    seen = [value for value in rewards if math.isfinite(value)]
+    if seen:  # a mean cannot leave the rewards' range: eval and report print the same interval
+        low, high = clip([low, high], (min(seen), max(seen)))
     rate_low, rate_high = wilson_ci(successes, n)
     return {
         "episodes": n,
@@ -125,6 +130,7 @@ def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict
         "success_rate_ci95": [rate_low, rate_high],
         "mean_reward": reward,
         "mean_reward_ci95": [low, high],
+        "mean_reward_se": standard_error,
         "mean_turns": mean(turns),
         "invalid_action_rate": invalid / judged if judged else None,
         "statuses": dict(statuses.most_common()),
