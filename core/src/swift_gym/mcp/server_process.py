@@ -41,7 +41,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import logging
 import os
 import shutil
@@ -50,6 +49,7 @@ import subprocess
 import sys
 
 from ..sandbox.child import Child, spawn
+from ..sandbox.pipes import data_fd, reported_pid
 from .servers import StdioServer
 
 logger = logging.getLogger(__name__)
@@ -172,7 +172,8 @@ async def start(spec: StdioServer, env: dict[str, str], read_limit: int) -> Serv
         if "\0" in key or "\0" in value:
             raise ValueError(f"the environment variable {key[:64]!r} holds a NUL character")
         options += ["--setenv", key, value]
-    args = _data_fd(b"".join(os.fsencode(option) + b"\0" for option in options))
+    options_text = b"".join(os.fsencode(option) + b"\0" for option in options)
+    args = data_fd(options_text, "swift-gym-mcp-bwrap-args")
     info_read, info_write = os.pipe()
     hold_read, hold_write = os.pipe()
     passed = [args, info_write, hold_read]
@@ -193,7 +194,7 @@ async def start(spec: StdioServer, env: dict[str, str], read_limit: int) -> Serv
     process = ServerProcess(child)
     try:
         with os.fdopen(hold_write, "wb", buffering=0) as hold:
-            pid = await asyncio.wait_for(_info_pid(info_read), _WAIT)
+            pid = await asyncio.wait_for(reported_pid(info_read), _WAIT)
             if pid is not None:  # None: bwrap failed (its stderr says why)
                 with contextlib.suppress(OSError):  # held by bwrap: not a recycled pid
                     process._pidfd = os.pidfd_open(pid)
@@ -215,46 +216,3 @@ def _reap_later(child: Child) -> None:
     waiting = asyncio.ensure_future(child.wait())
     _REAPING.add(waiting)
     waiting.add_done_callback(_REAPING.discard)
-
-
-def _data_fd(data: bytes) -> int:
-    """A file descriptor to read `data` from (a memfd: no file, no pipe to fill)."""
-    fd = os.memfd_create("swift-gym-mcp-bwrap-args", 0)
-    os.write(fd, data)
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
-async def _info_pid(fd: int) -> int | None:
-    """The server's pid (the namespace's PID 1), as bwrap writes it on `--info-fd` (JSON, then
-    the pipe closes); None when bwrap ended without it."""
-    os.set_blocking(fd, False)
-    chunks: list[bytes] = []
-    try:
-        while True:
-            await _readable(fd)
-            try:
-                chunk = os.read(fd, 4096)
-            except BlockingIOError:
-                continue
-            if not chunk or sum(map(len, chunks)) > 65_536:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    try:
-        pid = json.loads(b"".join(chunks) or b"{}").get("child-pid")
-    except (ValueError, AttributeError):
-        return None
-    return pid if isinstance(pid, int) and pid > 0 else None
-
-
-async def _readable(fd: int) -> None:
-    """Return once `fd` can be read (or is at its end)."""
-    loop = asyncio.get_running_loop()
-    ready: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
-    try:
-        await ready
-    finally:
-        loop.remove_reader(fd)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -36,6 +35,7 @@ from .cgroups import SandboxCgroup
 from .child import Child, spawn
 from .command import ENV, INSIDE, WORK, bwrap_argv, python_argv
 from .limits import SandboxLimits
+from .pipes import data_fd, read_to_end, readable, reported_pid
 from .seccomp import program, supported
 
 _LIVE: set[SandboxProcess] = set()
@@ -122,7 +122,7 @@ class SandboxProcess:
         self.kill_now()
         if self._pidfd is not None:
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(_exited(self._pidfd), 10)
+                await asyncio.wait_for(readable(self._pidfd), 10)
         if self.process.returncode is None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self.process.wait()), 5)
@@ -139,22 +139,6 @@ class SandboxProcess:
             self.out_of_memory = group.out_of_memory()
             await group.remove()
         _LIVE.discard(self)
-
-
-async def _exited(pidfd: int) -> None:
-    """Return once the process of `pidfd` has exited (a pidfd polls readable then)."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[None] = loop.create_future()
-
-    def readable() -> None:
-        if not done.done():
-            done.set_result(None)
-
-    loop.add_reader(pidfd, readable)
-    try:
-        await done
-    finally:
-        loop.remove_reader(pidfd)
 
 
 async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> SandboxProcess:
@@ -177,7 +161,8 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
     group = SandboxCgroup(plan.cgroups, limits) if plan.cgroups is not None else None
     info_read, info_write = os.pipe()
     ready_read, ready_write = os.pipe()
-    seccomp_fd = _data_fd(program(plan.refuse_memory, plan.tasks)) if supported() else None
+    seccomp = program(plan.refuse_memory, plan.tasks) if supported() else None
+    seccomp_fd = data_fd(seccomp, "swift-gym-seccomp") if seccomp is not None else None
     passed = [info_write, ready_write]
     passed += [seccomp_fd] if seccomp_fd is not None else []
     try:
@@ -205,13 +190,13 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
     sandbox = SandboxProcess(process, None, group)
     ready_unread = True
     try:
-        init_pid = await _read_info(info_read)
+        init_pid = await reported_pid(info_read)
         sandbox.attach(init_pid)
         joining = None
         if init_pid is not None and group is not None:  # while its interpreter starts
             joining = asyncio.get_running_loop().run_in_executor(None, _join, group, init_pid)
-        ready_unread = False  # _read_all closes it, however it ends
-        ready = await _read_all(ready_read)
+        ready_unread = False  # read_to_end closes it, however it ends
+        ready = await read_to_end(ready_read)
         if joining is not None:
             await joining
         if ready != b"ready":
@@ -250,55 +235,6 @@ async def _why_not_started(process: Child) -> str:
         f"the sandbox did not start (bubblewrap's exit status {code}): {text}. Check that "
         "bubblewrap works here (`swift-gym doctor`)."
     )
-
-
-def _data_fd(data: bytes) -> int:
-    """A file descriptor to read `data` from (a memfd: no file on disk, no pipe to fill)."""
-    fd = os.memfd_create("swift-gym-seccomp", 0)
-    os.write(fd, data)
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
-async def _read_all(fd: int, cap: int = 65_536) -> bytes:
-    """All that is written on pipe `fd` until its writers close it (at most `cap` bytes);
-    read on the loop, without a thread."""
-    loop = asyncio.get_running_loop()
-    os.set_blocking(fd, False)
-    done: asyncio.Future[None] = loop.create_future()
-    chunks: list[bytes] = []
-
-    def readable() -> None:
-        try:
-            chunk = os.read(fd, 4096)
-        except BlockingIOError:
-            return
-        except OSError:
-            chunk = b""
-        if chunk and sum(map(len, chunks)) < cap:
-            chunks.append(chunk)
-        elif not done.done():
-            done.set_result(None)
-
-    loop.add_reader(fd, readable)
-    try:
-        await done
-    finally:
-        loop.remove_reader(fd)
-        os.close(fd)
-    return b"".join(chunks)
-
-
-async def _read_info(fd: int) -> int | None:
-    """The sandbox's PID 1 as bwrap reports it on `--info-fd` (None if bwrap failed first).
-
-    bwrap writes it once the namespaces exist and closes the pipe."""
-    text = (await _read_all(fd)).decode("utf-8", "replace")
-    try:
-        pid = json.loads(text).get("child-pid") if text.strip() else None
-    except (ValueError, AttributeError):
-        return None
-    return pid if isinstance(pid, int) and pid > 0 else None
 
 
 def live() -> list[Any]:
