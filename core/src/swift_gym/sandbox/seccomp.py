@@ -94,12 +94,9 @@ def program(refuse_memory: bool, tasks: Tasks) -> bytes:
     ]
     if arch.audit == 0xC000003E:  # x32 system calls share the arch: refuse them
         code += [(_JGE, 0, 1, _X32_BIT), (_RET, 0, 0, _ERRNO | _EPERM)]
-    plain = list(KEYRING) + (list(UNBOUNDED_MEMORY) if refuse_memory else [])
-    if tasks == "none":
-        plain += [name for name in (*FORKS, "clone") if name in numbers]
-    for name in plain:
-        code += [(_JEQ, 0, 1, numbers[name]), (_RET, 0, 0, _ERRNO | _EPERM)]
-    if tasks == "none":
-        code += [(_JEQ, 0, 1, numbers["clone3"]), (_RET, 0, 0, _ERRNO | _ENOSYS)]
+    for name in refused(refuse_memory, tasks):  # one list: what doctor says is what runs
+        if name in numbers:  # fork and vfork exist on x86_64 only
+            errno = _ENOSYS if name == "clone3" else _EPERM  # clone3: the C library falls back
+            code += [(_JEQ, 0, 1, numbers[name]), (_RET, 0, 0, _ERRNO | errno)]
     code.append((_RET, 0, 0, _ALLOW))
     return b"".join(struct.pack("<HBBI", *instruction) for instruction in code)
