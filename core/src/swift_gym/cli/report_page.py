@@ -12,8 +12,9 @@ difference of success rates and of mean rewards, with 95% intervals and whether 
 
 A status has one colour in every chart of the page (`svg.status_colours`), each square of a
 status strip links to its episode in the browser below, when the page holds it. Reward
-intervals are clipped to the rewards seen, and a mean reward over envs of different reward
-scales is flagged (both: `evaluation.reward_ranges`). The page reads on a phone: a viewport,
+intervals come clipped to the rewards seen (`evaluation.stats.summarize`, as `eval` prints
+them), a difference's to where those ranges allow, and a mean reward over envs of different
+reward scales is flagged (`evaluation.reward_ranges`). The page reads on a phone: a viewport,
 charts that shrink to the screen, tables that scroll on their own.
 """
 
@@ -116,8 +117,9 @@ def _number(value: Any, digits: int = 3) -> str:
     return figure(value, digits)
 
 
-def _interval(pair: Sequence[float], bounds: Range | None = None) -> str:
-    low, high = clip(pair, bounds)
+def _interval(pair: Sequence[float]) -> str:
+    """An interval as `summarize` gives it (a mean reward's: already within the rewards seen)."""
+    low, high = pair
     if math.isnan(low):
         return ""
     return f'<span class="ci">95% CI {figure(low)} to {figure(high)}</span>'
@@ -199,10 +201,7 @@ def _summary_table(
         ),
         row(
             "mean reward",
-            [
-                _number(s["mean_reward"]) + _interval(s["mean_reward_ci95"], bounds)
-                for s, bounds in zip(summaries, ranges, strict=True)
-            ],
+            [_number(s["mean_reward"]) + _interval(s["mean_reward_ci95"]) for s in summaries],
             [_difference(d) for d in reward_diffs],
         ),
         row("mean turns", [_number(s["mean_turns"], 2) for s in summaries]),
@@ -275,19 +274,16 @@ def _curve_series(
     curves: Sequence[tuple[str, Curve]],
     measure: str,
     band_for: str | None,
-    bounds: Range | None = None,
 ) -> list[Series]:
-    """The curves' points of `measure`, the one named `band_for` with its interval (clipped to
-    `bounds`)."""
+    """The curves' points of `measure`, the one named `band_for` with its interval (a mean
+    reward's already within the rewards seen at that point: `summarize`)."""
     series = []
     for k, (name, curve) in enumerate(curves[: len(PALETTE)]):
         points = []
         for point in curve.points:
             s = point.summary
             value = s[measure]
-            low, high = (
-                clip(s[f"{measure}_ci95"], bounds) if name == band_for else (math.nan, math.nan)
-            )
+            low, high = s[f"{measure}_ci95"] if name == band_for else (math.nan, math.nan)
             points.append((point.x, value, low, high, _where(point, curve.axis)))
         series.append((name, PALETTE[k], points))
     return series
@@ -297,10 +293,8 @@ def _curve_charts(
     title: str,
     curves: Sequence[tuple[str, Curve]],
     band_for: str | None,
-    bounds: Range | None = None,
 ) -> str:
-    """Success rate and mean reward over training; the mean reward's band clipped to `bounds`,
-    the rewards seen of the episodes in the band's curve."""
+    """Success rate and mean reward over training, with the band of `band_for`'s curve."""
     axis = curves[0][1].axis
     x_label = "training step" if axis == STEP else axis
     more = len(curves) - len(PALETTE)
@@ -312,7 +306,7 @@ def _curve_charts(
         (0.0, 1.0),
     ) + line_chart(
         f"mean reward over training{title}{note}",
-        _curve_series(curves, "mean_reward", band_for, bounds),
+        _curve_series(curves, "mean_reward", band_for),
         x_label,
     )
 
@@ -336,8 +330,7 @@ def _learning_curves(runs: Sequence[Run]) -> str:
         if together and len(curves) == 1:
             continue  # its one curve is in the chart of all runs
         named = [(curve.name, curve) for curve in curves]
-        bounds = overall(reward_ranges(run.records).values())
-        charts = _curve_charts(f", run {run.label}", named, "all", bounds)
+        charts = _curve_charts(f", run {run.label}", named, "all")
         parts.append(f'<div class="charts">{charts}</div>')
     return (
         "".join(parts)
