@@ -115,3 +115,27 @@ def test_eval_and_play_work_through_the_openenv_env(lake: serve_process.Server) 
     assert played.returncode == 0, played.stdout + played.stderr
     assert "You are playing FrozenLake" in played.stdout
     assert "You are at row" in played.stdout
+
+
+def test_eval_with_the_oracle_through_the_served_env_scores_1(
+    lake: serve_process.Server, tmp_path: Any
+) -> None:
+    """The oracle runs on the server, where the env's hidden state is: `eval openenv --policy
+    oracle` asks it for each reply, since the reset's metadata says the served env has one."""
+    from cli_runner import run
+
+    token = {
+        "LAKE_TOKEN": "lake-s3cret",
+        "SWIFT_GYM_OPENENV_TOKENS": f"127.0.0.1:{lake.port}=LAKE_TOKEN",
+    }
+    trajectories = tmp_path / "oracle.jsonl"
+    result = run("eval", "openenv", "--set", f"base_url={lake.url}", "--policy", "oracle",
+                 "-n", "6", "--json", "-o", str(trajectories), env=token)  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    import json
+
+    summary = json.loads(result.stdout)
+    assert summary["episodes"] == 6 and summary["success_rate"] == 1.0, summary
+    records = [json.loads(line) for line in trajectories.read_text().splitlines()]
+    assert all(record["status"] == "goal" for record in records)
+    assert all("oracle" not in turn["info"] for r in records for turn in r["turns"])

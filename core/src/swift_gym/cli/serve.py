@@ -88,6 +88,12 @@ EXTRA_HINT = f"swift-gym serve needs its extra: {extra_hint('serve')}"
     "server's own loop (fastest; only for envs that never block).",
 )
 @click.option(
+    "--no-oracle",
+    is_flag=True,
+    help="Answer no client's request for an env's oracle reply (eval --policy oracle through "
+    "this server); by default an env that defines oracle_reply() has it served.",
+)
+@click.option(
     "--token-env",
     metavar="VAR",
     help="Require 'Authorization: Bearer <token>', the token read from environment variable VAR.",
@@ -104,6 +110,7 @@ def serve(
     handshake_timeout: float,
     max_message_bytes: int,
     isolation: str,
+    no_oracle: bool,
     token_env: str | None,
 ) -> None:
     """Serve env NAME (and the --allow envs) over the OpenEnv WebSocket protocol.
@@ -148,6 +155,7 @@ def serve(
         max_message_bytes=max_message_bytes,
         token=token,
         isolation=isolation,
+        oracle=not no_oracle,
     )
     if not options.loopback and token is None:
         stderr().print(

@@ -4,7 +4,8 @@ anything is played, and run them (`runner`) into an `EvalResult`.
 
 Checked first, each with a `SwiftGymError` that says what to fix: the env names and configs (as
 ms-swift would build them), every dataset row, the policy (the oracle needs `oracle_reply()` in
-every env), and that `output` can be made. `swift-gym eval` calls `evaluate_async` with its own
+every env, or `oracle_reply_async()`: a served env's server says at reset whether it serves
+one), and that `output` can be made. `swift-gym eval` calls `evaluate_async` with its own
 view and `Stop` (which its signal handlers set); the library itself never touches signals.
 """
 
@@ -77,6 +78,8 @@ async def evaluate_async(
 
         for name in sorted(envs):
             cls = default_registry().get_env_class(name)
+            if callable(getattr(cls, "oracle_reply_async", None)):
+                continue  # asked of where it is played (openenv: its server says, at reset)
             if getattr(cls, "oracle_reply", None) is Env.oracle_reply:
                 raise EvaluationError(
                     f"env {name!r} has no oracle policy: {cls.__name__} does not define "

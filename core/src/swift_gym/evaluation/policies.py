@@ -139,15 +139,33 @@ class RandomPolicy(_Local):
 
 
 class OraclePolicy(_Local):
-    """The env's own reference policy: `env.oracle_reply()`."""
+    """The env's own reference policy: `env.oracle_reply()`, or `oracle_reply_async()` where
+    the env is played elsewhere (a Ray actor; a served env, whose server gives the reply).
+
+    An env with no oracle for any episode, known only once it is reset (a served env whose
+    server serves none: its error has `every_episode` set), fails its episode, and no new
+    episode starts. An env whose oracle has no reply for one episode only (a reasoning-gym
+    item with no stored answer) fails that episode, and the run goes on.
+    """
 
     name = "oracle"
 
+    def __init__(self) -> None:
+        self._none: str | None = None
+
+    async def prepare(self) -> None:
+        self._none = None
+
+    def stop_reason(self) -> str | None:
+        return self._none
+
     async def reply(self, env: Env, messages: list[Message], rng: random.Random) -> Reply:
         try:
-            remote = getattr(env, "oracle_reply_async", None)  # an env played elsewhere (Ray)
+            remote = getattr(env, "oracle_reply_async", None)  # an env played elsewhere
             reply: Any = await remote() if callable(remote) else env.oracle_reply()
         except NotImplementedError as error:
+            if getattr(error, "every_episode", False):
+                self._none = self._none or f"no oracle: {error}"
             raise PolicyError(f"{type(env).__name__} has no oracle: {error}") from None
         except Exception as error:
             raise PolicyError(f"oracle_reply() raised {type(error).__name__}: {error}") from None

@@ -15,6 +15,12 @@ program's) is `rewritten_context()` here. An episode whose server dies ends with
 `ServerDownError` (an `EnvUnavailableError`: `swift-gym eval` then starts no new episode). A
 finished, closed or forgotten env closes its session (a forgotten one when it is
 garbage-collected), so an episode cut off by --max_turns does not hold a server slot.
+
+The oracle policy (`swift-gym eval --policy oracle`) asks the server for the served env's own
+reply (`oracle_reply_async`): the oracle needs the env's hidden state, which lives there. Only
+where the reset's metadata says the server serves one (`"oracle": true`); otherwise it raises
+`NoOracleError` saying why (the env has none, the operator serves none, or the server is no
+swift-gym serve that speaks the extension), and the oracle policy stops the run.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import weakref
 from typing import Any, ClassVar
 
 from ..env import Env, Message
+from ..errors import short_repr
 from ..replies import reply_text, tool_calls
 from ..steps import StepResult
 from ..tool_turns import call_messages
@@ -32,10 +39,12 @@ from ..tools import ToolSet
 from . import background
 from .config import OpenEnvConfig
 from .protocol import (
+    NoOracleError,
     Observation,
     RemoteEnvError,
     ServerDownError,
     messages_of,
+    oracle_of,
     reset_frame,
     socket_url,
     step_frame,
@@ -54,6 +63,7 @@ class OpenEnvEnv(Env):
 
     config_model: ClassVar[type[OpenEnvConfig]] = OpenEnvConfig
     reaches_network: ClassVar[bool] = True
+    tool_use: ClassVar[str] = "varies"  # the served env's tools
     uses_operator_services: ClassVar[bool] = True
     """A row's `base_url` picks among the hosts the operator's `SWIFT_GYM_OPENENV_TOKENS` sends
     bearer tokens to: a client's reset on a server would spend the server's tokens."""
@@ -66,6 +76,10 @@ class OpenEnvEnv(Env):
         self._finalizer: weakref.finalize | None = None
         self._tools: ToolSet | None = None
         self._context: list[Message] | None = None
+        self._oracle: bool | None = None
+        """What the reset's metadata said of an oracle: served, not served, or nothing."""
+        self._served_env: Any = None
+        """The env the server said it plays (its metadata's `env`), for messages."""
         self.episode_id: str | None = None
         """The server's id of the episode (OpenEnv's `episode_id`), to find it in the server's
         logs. It is kept out of `info`: a fresh id each episode would make two plays of the
@@ -81,6 +95,8 @@ class OpenEnvEnv(Env):
         if self.config.seed is not None:
             data["seed"] = self.config.seed
         answer = await background.run(self._open_and_reset(data))
+        self._oracle = oracle_of(answer.metadata)
+        self._served_env = answer.metadata.get("env")
         observation, info = self._read(answer)
         self._tools = tools_of(self._url(), answer.observation)
         self._context = messages_of(self._url(), answer.observation)
@@ -153,6 +169,32 @@ class OpenEnvEnv(Env):
             return StepResult(observation, answer.reward, answer.done, info, results)
         return observation, answer.reward, answer.done, info
 
+    async def oracle_reply_async(self) -> str | dict[str, Any]:
+        """The served env's oracle reply for this episode, asked of the server (the oracle
+        policy awaits this); raises `NoOracleError` where the server serves none."""
+        session = self._session
+        if session is None:
+            why = "the episode is over" if self._done else "reset() was not called"
+            raise RemoteEnvError(f"no oracle reply with no session: {why}")
+        if self._oracle is not True:
+            raise NoOracleError(self._no_oracle(session.url))
+        return await background.run(session.oracle())  # type: ignore[no-any-return]
+
+    def _no_oracle(self, url: str) -> str:
+        served = self._served_env
+        env = f"env {short_repr(served, 60)}" if isinstance(served, str) else "the env served"
+        if self._oracle is False:
+            return (
+                f"the server at {url} serves no oracle for {env}: the served env does not "
+                "define oracle_reply(), or the server was started with --no-oracle"
+            )
+        return (
+            f"the server at {url} does not say that it serves oracle replies (its reset's "
+            'metadata has no "oracle": true): it is an OpenEnv server without swift-gym\'s '
+            "oracle extension (or a swift-gym serve older than it), so the oracle, which needs "
+            "the env's hidden state, cannot run where the env is"
+        )
+
     def rewritten_context(self) -> list[Message] | None:
         """The whole chat to show next, when the served env replaced it (an agent program that
         rewrote its history); None when the chat goes on by extension."""
@@ -172,6 +214,7 @@ class OpenEnvEnv(Env):
         else:
             text = json.dumps(sent, ensure_ascii=False, default=str)
         info = dict(answer.metadata)
+        info.pop("oracle", None)  # the reset's word on the oracle: `_oracle`, not the env's info
         episode_id = info.pop("episode_id", None)
         if isinstance(episode_id, str):
             self.episode_id = episode_id

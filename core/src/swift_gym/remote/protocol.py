@@ -12,6 +12,10 @@ A served env that offers tools (`swift-gym serve`) adds `tools` to the reset's o
 `tool_results` to each step's; a step's action then carries the reply's `tool_calls`; one that
 replaced the chat adds `messages` (and the tools offered now). They are read here with the same
 care: tools checked as any env's are (`ToolSet`), results field by field, messages by role.
+
+swift-gym's oracle extension: where a reset's metadata says `"oracle": true`, an oracle frame
+gets the served env's reference reply for the episode (`oracle_frame`, `parse_oracle`); the
+reply is bounded (`MAX_ORACLE_CHARS`) and must be text or an assistant message.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from ..tools import ToolResult, ToolSet
 
 MAX_CODE_CHARS = 100
 """An error frame's code is shown up to this many characters (OpenEnv's codes: ~20)."""
+MAX_ORACLE_CHARS = 100_000
+"""An oracle reply's JSON text is read up to this many characters (a reply a model would write,
+a whole program included); a longer one is refused."""
 
 
 class RemoteEnvError(SwiftGymError, RuntimeError):
@@ -39,6 +46,13 @@ class ServerDownError(RemoteEnvError, EnvUnavailableError):
 
 class ProtocolError(RemoteEnvError):
     """A frame that is not what the protocol allows."""
+
+
+class NoOracleError(RemoteEnvError, NotImplementedError):
+    """The served env has no oracle reply to give: the server said so, or said nothing."""
+
+    every_episode = True
+    """Nor will the next episode's (the oracle policy stops the run rather than fail each)."""
 
 
 class ServerError(RemoteEnvError):
@@ -85,6 +99,10 @@ def step_frame(action: dict[str, Any]) -> str:
 
 def close_frame() -> str:
     return dumps({"type": "close"})
+
+
+def oracle_frame() -> str:
+    return dumps({"type": "oracle"})
 
 
 def parse_frame(url: str, text: str | bytes) -> Observation:
@@ -187,3 +205,66 @@ def _raise(url: str, code: Any, message: Any) -> Observation:
         printable(code, MAX_CODE_CHARS) if isinstance(code, str) and code else "ERROR",
         printable(message, 2000) if isinstance(message, str) else short_repr(message, 200),
     )
+
+
+def oracle_of(metadata: dict[str, Any]) -> bool | None:
+    """What a reset's metadata says of the episode's oracle: true, false, or None when it says
+    nothing (an OpenEnv server without swift-gym's extension) or nonsense."""
+    value = metadata.get("oracle")
+    return value if isinstance(value, bool) else None
+
+
+def parse_oracle(url: str, text: str | bytes) -> str | dict[str, Any]:
+    """The reply an oracle frame carries: text, or an assistant message (`{"role":
+    "assistant", "content": str or null, "tool_calls": [...]}`); raises `ServerError` for an
+    error frame, `ProtocolError` for anything else, bounded (`MAX_ORACLE_CHARS`)."""
+    try:
+        frame = loads(text)
+    except TooDeepError as error:
+        raise ProtocolError(f"{url} sent JSON {error}") from None
+    except ValueError as error:
+        raise ProtocolError(f"{url} sent no JSON: {short_repr(text, 80)} ({error})") from None
+    if not isinstance(frame, dict):
+        raise ProtocolError(f"{url} sent {short_repr(frame, 80)}, not a frame object")
+    data = frame.get("data")
+    data = data if isinstance(data, dict) else {}
+    if frame.get("type") == "error":
+        _raise(url, data.get("code"), data.get("message"))
+    if frame.get("type") != "oracle":
+        raise ProtocolError(
+            f"{url} answered an oracle request with a frame of type "
+            f"{short_repr(frame.get('type'), 40)}, not oracle"
+        )
+    reply = data.get("reply")
+    size = len(reply) if isinstance(reply, str) else len(dumps(reply))
+    if size > MAX_ORACLE_CHARS:
+        raise ProtocolError(
+            f"{url} sent an oracle reply of {size:,} characters: at most {MAX_ORACLE_CHARS:,} "
+            "are read"
+        )
+    if isinstance(reply, str):
+        return reply
+    problem = _message_problem(reply)
+    if problem is not None:
+        raise ProtocolError(
+            f"{url} sent oracle reply {short_repr(reply, 80)}: {problem}; an oracle reply is "
+            'text or {"role": "assistant", "content": str, "tool_calls": [...]}'
+        )
+    return reply  # type: ignore[no-any-return]
+
+
+def _message_problem(reply: Any) -> str | None:
+    """Why `reply` is no assistant message, or None."""
+    if not isinstance(reply, dict):
+        return f"it is {type(reply).__name__}, not text or a message"
+    if reply.get("role", "assistant") != "assistant":
+        return f"its role is {short_repr(reply.get('role'), 40)}, not assistant"
+    content = reply.get("content")
+    if content is not None and not isinstance(content, str):
+        return f"its content is {type(content).__name__}, not text"
+    calls = reply.get("tool_calls")
+    if calls is not None and not (
+        isinstance(calls, list) and all(isinstance(call, dict) for call in calls)
+    ):
+        return "its tool_calls is no list of calls"
+    return None

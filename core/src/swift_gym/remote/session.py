@@ -13,7 +13,15 @@ import contextlib
 from typing import Any
 
 from ..install_hints import extra_hint
-from .protocol import Observation, RemoteEnvError, ServerDownError, close_frame, parse_frame
+from .protocol import (
+    Observation,
+    RemoteEnvError,
+    ServerDownError,
+    close_frame,
+    oracle_frame,
+    parse_frame,
+    parse_oracle,
+)
 
 MAX_FRAME_BYTES = 16 * 2**20
 """The largest frame read from a server (a bigger one closes the connection)."""
@@ -97,11 +105,23 @@ class Session:
         """Send `frame` and read the answer; with `close_when_done`, an answer that ends the
         episode closes the session too, in the same hop to this loop (a hop less for the
         episode's last step)."""
+        observation = parse_frame(self.url, await self._exchange(frame))
+        if close_when_done and observation.done:
+            await self.close()
+        return observation
+
+    async def oracle(self) -> str | dict[str, Any]:
+        """The served env's oracle reply for the episode (swift-gym's extension; see
+        `protocol.parse_oracle`)."""
+        return parse_oracle(self.url, await self._exchange(oracle_frame()))
+
+    async def _exchange(self, frame: str) -> str | bytes:
+        """Send `frame`, the server's answer (bounded in time and size)."""
         if self._socket is None:
             raise RemoteEnvError(f"{self.url}: the connection is closed")
         try:
             await self._socket.send(frame)
-            answer = await _within(self._socket.recv(), self._answer_timeout)
+            return await _within(self._socket.recv(), self._answer_timeout)  # type: ignore[no-any-return]
         except asyncio.TimeoutError:
             self._hang_up()
             raise RemoteEnvError(
@@ -110,10 +130,6 @@ class Session:
         except Exception as error:  # the server went away, or sent a frame too big
             self._hang_up()
             raise RemoteEnvError(f"{self.url}: connection lost: {error}") from None
-        observation = parse_frame(self.url, answer)
-        if close_when_done and observation.done:
-            await self.close()
-        return observation
 
     def _hang_up(self) -> None:
         """Drop the connection now, with no goodbye: a server that did not answer in time may

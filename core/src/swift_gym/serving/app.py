@@ -101,6 +101,7 @@ class Server:
             {
                 **self.metadata,
                 "isolation": self.placement.isolation,
+                "oracle": self.options.oracle,
                 "sessions": len(self.table.sessions),
                 "stuck_envs": self.table.stuck(),
                 "max_sessions": self.table.capacity,
@@ -114,7 +115,13 @@ class Server:
             await _deny(websocket)
             return
         await websocket.accept()
-        session = Session(self.catalogue, self.table, self.options.step_timeout, self.placement)
+        session = Session(
+            self.catalogue,
+            self.table,
+            self.options.step_timeout,
+            self.placement,
+            oracle=self.options.oracle,
+        )
         if not self.table.add(session):
             await self._refuse_full(websocket)
             return

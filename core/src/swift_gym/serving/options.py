@@ -46,6 +46,10 @@ class ServeOptions:
     isolation: str = "auto"
     """Where envs run: `auto` (inline for envs that declare `never_blocks`, a thread per session
     for the rest), `thread`, `shared` or `inline` for every env (see `placement`)."""
+    oracle: bool = True
+    """Whether a client may ask for the oracle reply of an env that defines one (`Env.oracle_reply`:
+    `swift-gym eval --policy oracle` through the server); False keeps a benchmark's answers on
+    the server (`--no-oracle`)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

@@ -14,6 +14,13 @@ call order. An env that replaces the chat (an agent program that rewrote its his
 whole chat to show (`messages`) and the tools offered now to that answer. A text env's frames
 are what they always were.
 
+swift-gym's one extension: `{"type": "oracle"}` asks for the served env's own reference reply
+(`Env.oracle_reply`) in the episode being played, answered `{"type": "oracle", "data":
+{"reply": text or assistant message}}`. A reset's `metadata` says whether the episode's env has
+one served (`oracle`: true or false); an OpenEnv server without the extension says nothing, and
+answers the frame UNKNOWN_TYPE. The oracle runs on the server, where the env's hidden state is;
+a client can only ask for what the operator serves (`swift-gym serve --no-oracle` serves none).
+
 Everything here is pure: text in, values or `ProtocolError` out, and the answer's text. Frames
 come from the network, so they are bounded in size and nesting before anything walks them, and
 messages never echo more than a short excerpt of what was sent.
@@ -42,7 +49,7 @@ CAPACITY_REACHED = "CAPACITY_REACHED"
 SESSION_ERROR = "SESSION_ERROR"
 """Not now: a step before any reset or after the episode ended, an idle session closed."""
 
-FRAME_TYPES = ("reset", "step", "state", "close")
+FRAME_TYPES = ("reset", "step", "state", "close", "oracle")
 RESET_FIELDS = ("env_config", "seed", "episode_id")
 
 
@@ -193,6 +200,12 @@ def observation_frame(
 
 def state_frame(state: dict[str, Any]) -> str:
     return _frame("state", state)
+
+
+def oracle_frame(reply: str | dict[str, Any]) -> str:
+    """The answer to an oracle frame: the env's reference reply (text, or an assistant
+    message with its tool calls)."""
+    return _frame("oracle", {"reply": reply})
 
 
 def error_frame(message: str, code: str, **extra: Any) -> str:

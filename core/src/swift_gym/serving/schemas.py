@@ -96,6 +96,20 @@ RESET_OBSERVATION = {
     },
     "required": ["text", "system_prompt", "info"],
 }
+ORACLE = {
+    "title": "Oracle",
+    "type": "object",
+    "description": 'swift-gym\'s extension: the answer to {"type": "oracle"}, the env\'s own '
+    "reference reply in the episode being played. Asked only where the reset's metadata says "
+    '"oracle": true (the env defines oracle_reply() and the server serves it).',
+    "properties": {
+        "reply": {
+            "type": ["string", "object"],
+            "description": "The reply's text, or an assistant message with its tool_calls.",
+        }
+    },
+    "required": ["reply"],
+}
 STATE = {
     "title": "State",
     "type": "object",
@@ -136,6 +150,7 @@ def schemas(catalogue: EnvCatalogue) -> dict[str, Any]:
         "reset_observation": RESET_OBSERVATION,
         "state": STATE,
         "reset": reset_schema(catalogue),
+        "oracle": ORACLE,
     }
 
 

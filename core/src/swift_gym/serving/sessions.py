@@ -13,6 +13,12 @@ step is the env's error. An env that replaces the chat (`Env.rewritten_context`:
 program that summarised its history or changed its tools) has it replaced here too, and the
 answer carries the whole chat (`messages`) and the tools offered now, for the client to show.
 
+An oracle frame asks for the reply of the env's own reference policy in the episode being
+played (`Env.oracle_reply`, run on the env's worker like a step): served only where the env
+defines one and the operator did not turn oracles off (`oracle_served`), which the reset's
+metadata says (`oracle`), so a client can never make the server run what it does not serve.
+The reply goes back as text or as a checked assistant message with its tool calls.
+
 `SessionTable` bounds how many sessions run at once. A runner whose env hung past the step
 timeout still holds its slot until the call really returns, and a session whose runner is stuck
 gets a new one only while the sessions and the stuck runners stay within the capacity (its reset
@@ -31,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidConfigError, short_repr
 from ..plugins import describe_error
+from ..replies import tool_calls
 from ..steps import StepResult
 from ..tool_turns import answer_messages, assistant_message, in_call_order
 from .env_results import (
@@ -49,6 +56,7 @@ from .protocol import (
     VALIDATION_ERROR,
     ProtocolError,
     observation_frame,
+    oracle_frame,
     read_action,
     result_fields,
     state_frame,
@@ -75,8 +83,11 @@ class Session:
         table: SessionTable,
         step_timeout: float,
         placement: Placement | None = None,
+        oracle: bool = True,
     ):
         self.id = uuid.uuid4().hex
+        self.oracle = oracle
+        """Whether the operator serves oracle replies at all (`swift-gym serve --no-oracle`)."""
         self.placement = placement or Placement()
         self.catalogue = catalogue
         self.table = table
@@ -112,6 +123,8 @@ class Session:
                 return await self.reset(data)
             if kind == "step":
                 return await self.step(data)
+            if kind == "oracle":
+                return await self.oracle_reply()
             return state_frame(self.state())
         finally:
             self.handling = False
@@ -130,6 +143,38 @@ class Session:
 
     def _metadata(self) -> dict[str, Any]:
         return {"env": self.env_name, "episode_id": self.episode_id, "step_count": self.steps}
+
+    def oracle_served(self) -> bool:
+        """Whether an oracle frame is answered in this episode: the operator serves oracles
+        and the episode's env defines `oracle_reply` (the `Env` default only raises)."""
+        return self.oracle and self.env is not None and defines_oracle(type(self.env))
+
+    async def oracle_reply(self) -> str:
+        """The episode's env's `oracle_reply()`, as an oracle frame; raises `ProtocolError`
+        (not now, none served here, or the env's own failure, which breaks the episode as a
+        step's would: its state is unknown)."""
+        if self.phase == NEW:
+            raise ProtocolError(SESSION_ERROR, "no episode yet: send a reset first")
+        if self.phase == OVER:
+            raise ProtocolError(
+                SESSION_ERROR, "the episode is over (done): send a reset to start the next one"
+            )
+        if self.phase == BROKEN or self.env is None:
+            raise ProtocolError(SESSION_ERROR, f"{self._broken}: send a reset")
+        name = self.env_name or "?"
+        if not self.oracle_served():
+            why = (
+                "this server serves no oracle replies (swift-gym serve --no-oracle)"
+                if not self.oracle
+                else f"{type(self.env).__name__} does not define oracle_reply()"
+            )
+            raise ProtocolError(VALIDATION_ERROR, f"env {short_repr(name)} has no oracle: {why}")
+        env = self.env
+        self.phase, self._broken = BROKEN, "the episode ended with an env error (answered before)"
+        value = await self._call(self._worker_for_call(), env.oracle_reply, "oracle_reply()")
+        reply = oracle_answer(value, name)
+        self.phase = PLAYING
+        return oracle_frame(reply)
 
     async def reset(self, data: dict[str, Any]) -> str:
         await self._drop_env()
@@ -180,7 +225,7 @@ class Session:
             None,
             False,
             info,
-            self._metadata(),
+            {**self._metadata(), "oracle": self.oracle_served()},
             system_prompt=system_prompt,
             tools=tools.copy() if tools else None,
             messages=context,
@@ -394,3 +439,29 @@ class SessionTable:
     def stuck(self) -> int:
         self._prune()
         return len(self._orphans)
+
+
+def defines_oracle(env_class: type) -> bool:
+    """Whether `env_class` has an `oracle_reply` of its own (not `Env`'s, which only raises)."""
+    from ..env import Env
+
+    method = getattr(env_class, "oracle_reply", None)
+    return callable(method) and method is not Env.oracle_reply
+
+
+def oracle_answer(value: Any, name: str) -> str | dict[str, Any]:
+    """What `oracle_reply()` returned, as the oracle frame carries it: its text, or an
+    assistant message rebuilt from its text and tool calls (nothing else of the env's dict
+    travels); raises `ProtocolError` for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and value.get("role", "assistant") == "assistant":
+        content = value.get("content")
+        calls = value.get("tool_calls")
+        if (content is None or isinstance(content, str)) and isinstance(calls, (list, type(None))):
+            return assistant_message(content or "", tool_calls({"tool_calls": calls or []}))
+    raise ProtocolError(
+        EXECUTION_ERROR,
+        f"env {short_repr(name)}: oracle_reply() returned {short_repr(value, 80)}, not text or "
+        "an assistant message",
+    )
