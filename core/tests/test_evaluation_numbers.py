@@ -82,8 +82,28 @@ def test_json_output_has_no_float_noise(capsys: pytest.CaptureFixture[str]) -> N
         assert shown["success_rate_ci95"][0] == 0.0
         assert shown["mean_reward"] == 0.2
     largest = summarize([{"total_reward": sys.float_info.max}] * 2)
-    print_json(json_safe(largest))  # rounded to 15 digits it would be beyond every float: kept
-    assert json.loads(capsys.readouterr().out)["mean_reward"] == sys.float_info.max
+    print_json(json_safe(largest))  # 12 digits of the largest float: still a float, rounded down
+    shown = json.loads(capsys.readouterr().out)["mean_reward"]
+    assert shown == pytest.approx(sys.float_info.max, rel=1e-11) and math.isfinite(shown)
+
+
+def test_json_output_has_no_noise_of_summed_step_rewards() -> None:
+    """Totals summed from step rewards carry their rounding (0.1 + 0.2 - 0.3 is 5.55e-17 as
+    floats): the interval's lower bound, clipped to the least total seen, printed 5.55e-17;
+    a mean of totals that cancel printed 5.05e-18, and its standard error 1.4e-17."""
+    cancels = 0.1 + 0.2 - 0.3
+    assert 0 < cancels < 1e-16
+    ends = [{"total_reward": total} for total in (0.1 + 0.2, 0.2 + 0.4, cancels)]
+    printed = json_safe(summarize(ends))
+    assert printed["mean_reward_ci95"][0] == 0.0
+    assert printed["mean_reward"] == 0.3 and printed["mean_reward_ci95"][1] == 0.6
+    mean_zero = [-0.4, 0.7, -0.3, 0.1 + 0.1, -0.1, -0.3, -0.1, 0.2, 0.1, 0.1, -0.1]
+    assert summarize([{"total_reward": r} for r in mean_zero])["mean_reward"] == 0.0
+    same = json_safe(summarize([{"total_reward": r} for r in (0.3 - 0.2, 0.1)]))
+    assert same["mean_reward_se"] == 0.0 and same["mean_reward_ci95"] == [0.1, 0.1]
+    assert same["mean_reward"] == 0.1
+    alone = summarize([{"total_reward": cancels}])  # nothing bigger to call it noise against
+    assert alone["mean_reward"] == cancels
 
 
 def test_summaries_of_huge_counts_do_not_overflow() -> None:

@@ -18,6 +18,9 @@ from .reward_ranges import clip
 
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the normal distribution."""
+NOISE = 1e-12
+"""A reward statistic closer to 0 than this share of the largest reward seen is 0: rounding
+noise, finer than sums of such rewards resolve (a turn's 0.1 + 0.2 - 0.3 totals 5.55e-17)."""
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
@@ -122,6 +125,10 @@ def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict
     seen = [value for value in rewards if math.isfinite(value)]
     if seen:  # a mean cannot leave the rewards' range: eval and report print the same interval
         low, high = clip([low, high], (min(seen), max(seen)))
+        noise = NOISE * max(abs(value) for value in seen)
+        reward, low, high, standard_error = (
+            0.0 if abs(value) <= noise else value for value in (reward, low, high, standard_error)
+        )
     rate_low, rate_high = wilson_ci(successes, n)
     return {
         "episodes": n,
@@ -139,9 +146,10 @@ def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict
     }
 
 
-JSON_DIGITS = 15
-"""Significant digits `json_safe` keeps of each float: every one a double holds for sure, so
-the rounding noise in a mean's last bit (0.19999999999999998) prints as the number (0.2)."""
+JSON_DIGITS = 12
+"""Significant digits `json_safe` keeps of each float: more than any reader compares, fewer
+than a double holds, so the rounding noise of a mean or a sum in the last few bits
+(0.19999999999999998, 0.6000000000000001) prints as the number (0.2, 0.6)."""
 
 
 def json_safe(summary: dict[str, Any]) -> dict[str, Any]:
