@@ -44,6 +44,12 @@ class Env(ABC):
     (set up by the operator, never by its env_config: `mcp_tools` starts the MCP servers of
     `SWIFT_GYM_MCP_SERVERS`): `swift-gym serve` plays one only when `--allow` names it, since
     otherwise each client's reset would start them."""
+    tool_use: ClassVar[str | None] = None
+    """Whether the env gives the model tools: "always", "opt-in" (when its config asks, as
+    FrozenLake's `action_format: tool`), "varies" (whatever the env or program it plays offers)
+    or "no" (see `swift_gym.tool_use`). `swift-gym list` shows it and `--tools` filters by it
+    without importing the env: for a `swift_gym.envs` entry point, write it as a literal in the
+    class's own body (it is read from the source); a hook plugin passes it to `register`."""
     ray_resources: ClassVar[Mapping[str, float]] = {"CPU": 1}
     """What one Ray actor playing this env holds, in Ray's resource names (`CPU`, `GPU`,
     `memory` in bytes, custom ones such as `sandbox`), when envs are placed on Ray

@@ -1,10 +1,12 @@
-"""An env's own one-line description, the first line of its class's docstring, read from the
-source without importing anything: listing envs imports none (a broken or slow package costs
-nothing until used), and an entry point (`name = "module:Class"`) has no room for a description.
+"""What an env's class says of itself, read from the source without importing anything: the
+first line of its docstring (its description) and literals in its body (`tool_use = "opt-in"`).
+Listing envs imports none (a broken or slow package costs nothing until used), and an entry
+point (`name = "module:Class"`) has no room for either.
 
 The class is looked up in the module the target names, or, for a package whose `__init__` loads
 its exports lazily (`_lazy.attach` and an `_EXPORTS = {"Class": "submodule"}` literal), in that
-submodule. Best effort: None when the source cannot be found, read or parsed.
+submodule. Only the class's own body is read, not its bases'. Best effort: None when the source
+cannot be found, read or parsed.
 """
 
 from __future__ import annotations
@@ -18,20 +20,44 @@ _MAX_SOURCE_BYTES = 1_000_000
 """A larger module is not read for a description."""
 
 
-@functools.cache
 def docstring_line(target: str) -> str | None:
     """The first line of the docstring of the class `target` ("module:Class") names."""
+    node = _class_node(target)
+    doc = ast.get_docstring(node) if node is not None else None
+    return doc.strip().splitlines()[0].strip() if doc and doc.strip() else None
+
+
+def class_literal(target: str, attribute: str) -> str | None:
+    """The string the body of the class `target` names assigns to `attribute` (`tool_use =
+    "opt-in"`, or annotated: `tool_use: ClassVar[str] = "opt-in"`), if it does."""
+    node = _class_node(target)
+    for statement in node.body if node is not None else ():
+        if isinstance(statement, ast.Assign):
+            names = [t.id for t in statement.targets if isinstance(t, ast.Name)]
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            names = [statement.target.id]
+        else:
+            continue
+        value = statement.value
+        if attribute in names and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return value.value
+    return None
+
+
+@functools.cache
+def _class_node(target: str) -> ast.ClassDef | None:
+    """The class `target` names, as parsed from its module (one parse per target)."""
     module, _, name = target.partition(":")
     path = _source(module)
     tree = _parse(path) if path else None
     if tree is None or not name:
         return None
-    found = _class_line(tree, name)
+    found = _class_def(tree, name)
     if found is None and path is not None and path.name == "__init__.py":
         submodule = _exports(tree).get(name)
         if submodule:
             sub_tree = _parse(_in_package(path.parent, submodule))
-            found = _class_line(sub_tree, name) if sub_tree else None
+            found = _class_def(sub_tree, name) if sub_tree else None
     return found
 
 
@@ -66,11 +92,10 @@ def _parse(path: Path) -> ast.Module | None:
         return None
 
 
-def _class_line(tree: ast.Module, name: str) -> str | None:
+def _class_def(tree: ast.Module, name: str) -> ast.ClassDef | None:
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == name:
-            doc = ast.get_docstring(node)
-            return doc.strip().splitlines()[0].strip() if doc and doc.strip() else None
+            return node
     return None
 
 

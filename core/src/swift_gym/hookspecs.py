@@ -42,6 +42,7 @@ class RegisterEnv(Protocol):
         description: str | None = None,
         distribution: str | None = None,
         version: str | None = None,
+        tool_use: str | None = None,
     ) -> None: ...
 
 
@@ -53,12 +54,15 @@ class RegisterReward(Protocol):
 
 @hookspec
 def swift_gym_register_envs(register: RegisterEnv) -> None:
-    """Register envs by calling `register(name, env, *, description=None)`.
+    """Register envs by calling `register(name, env, *, description=None, tool_use=None)`.
 
     `env` is an `Env` subclass, or a "module:attribute" string imported only when the env is
     first used (so listing envs never imports them). Call `register` once per env; families of
     envs, or envs made from data files, call it in a loop. Names may hold letters, digits, "_",
     "-" and "." but no ":" (that separates `distribution:name` when two packages clash).
+    `tool_use` declares whether the env gives the model tools: "always", "opt-in" (when its
+    config asks), "varies" (whatever the env it plays offers) or "no" (see `swift_gym.tool_use`);
+    `swift-gym list` shows it and `--tools` filters by it without importing the env.
     """
 
 

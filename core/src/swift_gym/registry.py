@@ -31,6 +31,8 @@ from .plugins import (
     load_plugins,
     normalize_distribution,
 )
+from .tool_use import TAKES_TOOLS, TOOL_USES
+from .tool_use import problem as tool_use_problem
 
 if TYPE_CHECKING:
     from .env import Env
@@ -53,6 +55,7 @@ class EnvSpec:
     """The hook plugin that registered it."""
     _env: type[Env] | str = field(repr=False, compare=False)
     _description: str | None = field(default=None, repr=False, compare=False)
+    _tool_use: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def qualified_name(self) -> str:
@@ -77,6 +80,28 @@ class EnvSpec:
             if own:
                 return own
         return _summary(self.distribution) if self.distribution else None
+
+    @property
+    def tool_use(self) -> str | None:
+        """Whether the env gives the model tools, one of `tool_use.TOOL_USES` ("always",
+        "opt-in", "varies", "no"), or None when it declares nothing: its registration's
+        `tool_use`, else a `tool_use = "..."` literal in its class's body, read without
+        importing it (an entry point has no room for it). `swift-gym list` and the catalogue
+        both read this."""
+        if self._tool_use is not None:
+            return self._tool_use
+        if not isinstance(self._env, str):
+            declared = getattr(self._env, "tool_use", None)
+        else:
+            from .env_docs import class_literal
+
+            declared = class_literal(self._env, "tool_use")
+        return declared if declared in TOOL_USES else None
+
+    @property
+    def takes_tools(self) -> bool:
+        """Whether the env may take tool calls: it declares "always", "opt-in" or "varies"."""
+        return self.tool_use in TAKES_TOOLS
 
 
 @functools.cache
@@ -144,6 +169,7 @@ class Registry:
         description: str | None = None,
         distribution: str | None = None,
         version: str | None = None,
+        tool_use: str | None = None,
     ) -> None:
         if distribution is None:
             distribution, version = source.distribution, source.version
@@ -161,7 +187,12 @@ class Registry:
                 f"{origin} registers env {name!r} as {env!r}: give a class or 'module:attr'"
             )
             return
-        spec = EnvSpec(name, _target_of(env), distribution, version, source.name, env, description)
+        if (wrong := tool_use_problem(tool_use)) is not None:
+            self._problem(f"{origin} registers env {name!r} with {wrong}; it declares none")
+            tool_use = None
+        spec = EnvSpec(
+            name, _target_of(env), distribution, version, source.name, env, description, tool_use
+        )
         entries = self._by_name.setdefault(name, [])
         if any(existing.distribution == distribution for existing in entries):
             self._problem(f"{origin} registers env {name!r} twice; the first registration is kept")

@@ -167,3 +167,10 @@ def test_tool_mode_conforms(ta_id):
     )
     assert report.ok, str(report)
     assert report.steps > report.episodes
+
+
+def test_the_games_listing_declares_as_tool_envs_are_those_with_a_tool_move() -> None:
+    from swift_gym_textarena.ids import TOOL_GAMES
+    from swift_gym_textarena.tool_moves import TOOL_MOVES
+
+    assert set(TOOL_MOVES) == TOOL_GAMES

@@ -58,6 +58,7 @@ class AgentEnv(Env):
     `self.config` is the row's validated config (`config_model`), as in every env.
     """
 
+    tool_use: ClassVar[str] = "varies"  # the program's tools (for listing: say it in your class)
     close_timeout: ClassVar[float] = 5.0
     """Seconds `close` waits for a cancelled program's cleanup (its finally blocks)."""
 

@@ -10,6 +10,7 @@ import click
 from rich.text import Text
 
 from ..install_hints import ENV_PACKAGE_HINT
+from ..tool_use import UNDECLARED
 from . import visible
 from .columns import column_lines, wrap
 from .console import print_json, stderr, stdout
@@ -34,22 +35,36 @@ def _warn_problems(problems: list[str]) -> None:
     help="Only envs of this distribution (repeatable): swift-gym-gymnasium, ...",
 )  # fmt: skip
 @click.option(
+    "--tools", "tools_only", is_flag=True,
+    help="Only envs that may take tool calls (tools: always, opt-in or varies).",
+)  # fmt: skip
+@click.option(
     "--group", is_flag=True, help="One line per distribution: its version, env count and names."
 )
 @json_option
 def list_envs(
-    patterns: tuple[str, ...], distributions: tuple[str, ...], group: bool, as_json: bool
+    patterns: tuple[str, ...],
+    distributions: tuple[str, ...],
+    tools_only: bool,
+    group: bool,
+    as_json: bool,
 ) -> None:
     """List installed envs (reads package metadata; imports no env).
 
     PATTERN is a shell-style glob matched against each name and `distribution:name`
-    (`'gymnasium.*'`, `'*lake*'`); with several, an env matching any is listed. Exits 1 when
-    patterns or --distribution match no env.
+    (`'gymnasium.*'`, `'*lake*'`); with several, an env matching any is listed. The tools
+    column is what each env declares: always, opt-in (when its config asks), varies (what
+    the env it plays offers), no, or ? (not declared). Exits 1 when patterns, --distribution
+    or --tools match no env.
     """
     from ..registry import default_registry
 
     registry = default_registry()
-    specs = [spec for spec in registry.list() if _wanted(spec, patterns, distributions)]
+    specs = [
+        spec
+        for spec in registry.list()
+        if _wanted(spec, patterns, distributions) and (spec.takes_tools or not tools_only)
+    ]
     unknown = _unknown_distributions(registry.list(), distributions)
     for note in unknown:
         stderr().print(visible.rich(note))
@@ -63,19 +78,23 @@ def list_envs(
                     "version": spec.version,
                     "target": spec.target,
                     "description": spec.description,
+                    "tool_use": spec.tool_use,
                 }
                 for spec in specs
             ]
         )
-        raise SystemExit(EXIT_PROBLEMS if not specs and (patterns or distributions) else EXIT_OK)
+        filtered = patterns or distributions or tools_only
+        raise SystemExit(EXIT_PROBLEMS if not specs and filtered else EXIT_OK)
     _warn_problems(registry.problems)
     if not specs:
         if unknown and not patterns:
             raise SystemExit(EXIT_PROBLEMS)  # what -d should say is said
-        if patterns or distributions:
+        if patterns or distributions or tools_only:
             wanted = " or ".join(repr(p) for p in patterns) or "any name"
             if distributions:
                 wanted += " in " + " or ".join(distributions)
+            if tools_only:
+                wanted += " that takes tools"
             note = f"no installed env matches {wanted}: swift-gym list shows them all"
             stderr().print(visible.rich(note))
             raise SystemExit(EXIT_PROBLEMS)
@@ -86,9 +105,15 @@ def list_envs(
         headers: tuple[str, ...] = ("distribution", "version", "envs", "names")
         rows = _groups(specs)
     else:
-        headers = ("name", "distribution", "version", "description")
+        headers = ("name", "distribution", "version", "tools", "description")
         rows = [
-            (spec.name, spec.distribution or "-", spec.version or "-", spec.description or "")
+            (
+                spec.name,
+                spec.distribution or "-",
+                spec.version or "-",
+                spec.tool_use or UNDECLARED,
+                spec.description or "",
+            )
             for spec in specs
         ]
     lines = column_lines(headers, rows, out.width)

@@ -66,6 +66,7 @@ class McpToolsEnv(Env):
     config_model: ClassVar[type[EnvConfig]] = McpToolsConfig
     config: McpToolsConfig
     uses_operator_services: ClassVar[bool] = True  # starts the operator's MCP servers
+    tool_use: ClassVar[str] = "always"  # the servers' tools
     servers: ClassVar[Mapping[str, ServerSpec]] = {}
     """Servers declared in code (trusted), beside the operator's; the operator's win a clash."""
 

@@ -47,6 +47,7 @@ class FrozenLakeEnv(Env):
     """
 
     config_model: ClassVar[type[EnvConfig]] = FrozenLakeConfig
+    tool_use: ClassVar[str] = "opt-in"  # `move` with action_format: tool
     config: FrozenLakeConfig
     never_blocks: ClassVar[bool] = True  # pure computing on a tiny grid (conformance-checked)
     ray_episodes: ClassVar[int] = 16  # on Ray, one actor (one CPU) plays 16 episodes at once
@@ -255,3 +256,4 @@ class MsSwiftFrozenLakeEnv(FrozenLakeEnv):
     """
 
     config_model: ClassVar[type[EnvConfig]] = MsSwiftFrozenLakeConfig
+    tool_use: ClassVar[str] = "opt-in"  # its own body: listing reads no base class

@@ -18,4 +18,9 @@ from .ids import DESCRIPTIONS, ENV_CLASSES, GYM_IDS, env_name
 @swift_gym.hookimpl
 def swift_gym_register_envs(register: Any) -> None:
     for gym_id in GYM_IDS:
-        register(env_name(gym_id), ENV_CLASSES[gym_id], description=DESCRIPTIONS[gym_id])
+        register(
+            env_name(gym_id),
+            ENV_CLASSES[gym_id],
+            description=DESCRIPTIONS[gym_id],
+            tool_use="opt-in",  # the game's one function with action_format: tool
+        )

@@ -17,4 +17,5 @@ from .ids import TASKS, description, env_name, target
 @swift_gym.hookimpl
 def swift_gym_register_envs(register: Any) -> None:
     for task in TASKS:
-        register(env_name(task), target(task), description=description(task))
+        # `python` with tools: ["python"], on every task
+        register(env_name(task), target(task), description=description(task), tool_use="opt-in")

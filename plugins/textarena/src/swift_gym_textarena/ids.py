@@ -127,6 +127,13 @@ def class_name(ta_id: str) -> str:
     return "TA_" + ta_id.replace("-", "_")
 
 
+TOOL_GAMES = frozenset(
+    {"Blackjack", "FifteenPuzzle", "FrozenLake", "Game2048", "GuessTheNumber", "Secretary",
+     "ThreeCardMonte"}
+)  # fmt: skip
+"""The games that offer their move as a tool with `action_format: tool` (`tool_moves.TOOL_MOVES`
+has each one's tool), here so that listing declares it without importing them."""
+
 ENV_NAMES: tuple[str, ...] = tuple(env_name(ta_id) for ta_id in TA_IDS)
 ENV_CLASSES: dict[str, str] = {
     env_name(ta_id): f"swift_gym_textarena.games:{class_name(ta_id)}" for ta_id in TA_IDS

@@ -11,11 +11,16 @@ from typing import Any
 
 import swift_gym
 
-from .ids import ENV_CLASSES, TA_IDS, env_name
+from .ids import ENV_CLASSES, TA_IDS, TOOL_GAMES, env_name
 
 
 @swift_gym.hookimpl
 def swift_gym_register_envs(register: Any) -> None:
     for ta_id, game in TA_IDS.items():
         name = env_name(ta_id)
-        register(name, ENV_CLASSES[name], description=f"TextArena {game}: {ta_id}")
+        register(
+            name,
+            ENV_CLASSES[name],
+            description=f"TextArena {game}: {ta_id}",
+            tool_use="opt-in" if game in TOOL_GAMES else "no",
+        )

@@ -31,4 +31,5 @@ def swift_gym_register_envs(register: Any) -> None:
             env_name(taskset_id),
             f"swift_gym_verifiers.envs:{attribute(taskset_id)}",
             description=f"verifiers taskset {taskset_id} ({source}){summary}"[:300],
+            tool_use="varies",  # the taskset's own tool servers, if it has any
         )
