@@ -41,11 +41,29 @@ def refuse_to_replace(output: Path | None, force: bool) -> None:
 
 
 def print_rest(
-    ctx: click.Context, kept: int, rest: int, seed_start: int, dataset: Path | None
+    ctx: click.Context,
+    kept: int,
+    rest: int,
+    seed_start: int,
+    dataset: Path | None,
+    rollouts: int = 1,
 ) -> None:
-    """Say how to play the `rest` episodes after the `kept` first ones (see the module)."""
+    """Say how to play the `rest` episodes after the `kept` first ones (see the module); with
+    `rollouts` per seed, the seeds after the last one started (whose rollouts not played are
+    said, not played again: a seed's rollouts must not repeat in the two files)."""
     if rest <= 0:
         return
+    if rollouts > 1:
+        started = -(-kept // rollouts)  # a seed cut short is not played again
+        cut = kept % rollouts
+        if cut:
+            which = f"row {started}" if dataset is not None else f"seed {seed_start + started - 1}"
+            note = f"{which} has {cut} of its {rollouts} rollouts; the others are not played"
+            stderr().print(visible.rich(note))
+        rest = (kept + rest) // rollouts - started
+        kept = started
+        if rest <= 0:
+            return
     if dataset is not None:
         note = (
             f"not played: the {rest} rows of {dataset} after its first {kept}; eval has no option "
@@ -60,7 +78,8 @@ def print_rest(
     later = output.with_name(f"{output.stem}.from-{start}{output.suffix}") if named else output
     if later is not None:
         args += ["-o", str(later)]
-    stderr().print(visible.rich(f"to play the other {rest} episodes: {shlex.join(args)}"))
+    what = f"{rest} seeds" if rollouts > 1 else f"{rest} episodes"
+    stderr().print(visible.rich(f"to play the other {what}: {shlex.join(args)}"))
     if named:
         both = shlex.join(["swift-gym", "replay", str(output), str(later)])
         stderr().print(visible.rich(f"then read both: {both} (or report, export)"))

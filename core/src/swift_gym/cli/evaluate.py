@@ -52,6 +52,12 @@ DEFAULT_RETRIES = defaults.RETRIES
     "--seed-start", type=click.IntRange(min=0), default=0, show_default=True,
     help="Seed of the first generated episode; episode i gets seed-start + i.",
 )  # fmt: skip
+@click.option(
+    "--rollouts-per-seed", type=click.IntRange(min=1), default=1, show_default=True,
+    metavar="K",
+    help="Play each seed (each --dataset row) K times, each rollout with its own sampling seed; "
+    "the summary adds pass@k and how the rollouts of a seed agree.",
+)  # fmt: skip
 @set_option
 @click.option(
     "--dataset", type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -109,6 +115,7 @@ def evaluate(
     policy: str,
     episodes: int | None,
     seed_start: int,
+    rollouts_per_seed: int,
     overrides: tuple[str, ...],
     dataset: Path | None,
     max_turns: int | None,
@@ -161,6 +168,7 @@ def evaluate(
                 progress=EvalRun(stop),
                 stop=stop,
                 keep_records=False,
+                rollouts_per_seed=rollouts_per_seed,
             )
         )
     except BadRowsError as error:
@@ -171,6 +179,9 @@ def evaluate(
     settings = chosen.settings() if policy == "openai" else None
     model = f" ({settings['model']} at {settings['base_url']})" if settings else ""
     title = f"{label} with policy {policy}{model}: {result.total} episodes"
+    if rollouts_per_seed > 1:
+        seeds = result.total // rollouts_per_seed
+        title += f" ({seeds} {'rows' if dataset else 'seeds'} x {rollouts_per_seed} rollouts)"
     if limits:
         title += f", at most {limits} turns"
     if policy == "openai":
@@ -197,7 +208,14 @@ def evaluate(
             print_summary(summary, title, kept, result.stopped, per_env, extra["cut_off_hint"])
     if result.signal is not None:
         kept = result.total - result.unrecorded
-        print_rest(click.get_current_context(), kept, result.unrecorded, seed_start, dataset)
+        print_rest(
+            click.get_current_context(),
+            kept,
+            result.unrecorded,
+            seed_start,
+            dataset,
+            rollouts_per_seed,
+        )
         raise SystemExit(128 + result.signal)
     failed = summary["failed_episodes"] or result.stopped
     raise SystemExit(EXIT_PROBLEMS if failed else EXIT_OK)

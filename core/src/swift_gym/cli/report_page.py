@@ -204,6 +204,7 @@ def _summary_table(
             [_number(s["mean_reward"]) + _interval(s["mean_reward_ci95"]) for s in summaries],
             [_difference(d) for d in reward_diffs],
         ),
+        *_rollout_rows(summaries, row),
         row("mean turns", [_number(s["mean_turns"], 2) for s in summaries]),
         row("invalid-action rate", [_number(s["invalid_action_rate"]) for s in summaries]),
         row("failed episodes", [str(s["failed_episodes"]) for s in summaries]),
@@ -217,6 +218,56 @@ def _summary_table(
         ),
     ]
     return f'<table id="summary">{head}{"".join(rows)}</table>'
+
+
+def _rollout_rows(summaries: Sequence[Mapping[str, Any]], row: Any) -> list[str]:
+    """pass@k and the per-seed spread, for runs that played several rollouts per seed (a run
+    without them shows "—"); none at all when no run did."""
+    rollouts = [s.get("rollouts") or None for s in summaries]
+    if not any(rollouts):
+        return []
+    ks = sorted({int(k) for r in rollouts if r for k in r["pass_at_k"]})
+
+    def cells(show: Any) -> list[str]:
+        return [show(r) if r else "—" for r in rollouts]
+
+    def pass_cell(r: Mapping[str, Any], k: int) -> str:
+        value = r["pass_at_k"].get(str(k))
+        if value is None:
+            return "—"
+        seeds = r["pass_at_k_seeds"][str(k)]
+        return f"{_number(value)}<span class='ci'>over {plural(seeds, 'seed')}</span>"
+
+    rows = [
+        row(
+            "rollouts per seed",
+            cells(lambda r: f"{r['rollouts_per_seed']} &times; {plural(r['seeds'], 'seed')}"),
+        )
+    ]
+    rows += [row(f"pass@{k}", cells(lambda r, k=k: pass_cell(r, k))) for k in ks]
+    rows.append(
+        row(
+            "seeds solved",
+            cells(
+                lambda r: (
+                    f"{r['solved_by_any']:,} of {r['seeds']:,} by some rollout"
+                    f"<span class='ci'>{r['solved_by_all']:,} by every one</span>"
+                )
+            ),
+        )
+    )
+    rows.append(
+        row(
+            "per-seed spread",
+            cells(
+                lambda r: (
+                    _number(r["mean_seed_success_std"])
+                    + "<span class='ci'>mean std of a seed's rollouts' success</span>"
+                )
+            ),
+        )
+    )
+    return rows
 
 
 def _per_env_table(runs: Sequence[Run]) -> str:

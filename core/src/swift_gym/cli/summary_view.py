@@ -70,6 +70,9 @@ def print_summary(
     )
     if summary.get("not_played"):
         table.add_row("not played", str(summary["not_played"]), "not in the rates above")
+    rollouts = summary.get("rollouts")
+    if rollouts:
+        add_rollout_rows(table, rollouts)
     out = stdout()
     print_trimmed(table)
     for error, count in summary["errors"].items():
@@ -84,6 +87,25 @@ def print_summary(
         out.print(visible.rich(f"trajectories: {output}"))
     else:
         out.print("[dim]trajectories not kept: pass -o FILE.jsonl to keep them[/]")
+
+
+def add_rollout_rows(table: Table, rollouts: dict[str, Any]) -> None:
+    """pass@k (over the seeds with k rollouts played) and how a seed's rollouts agree."""
+    seeds, per_seed = rollouts["seeds"], rollouts["rollouts_per_seed"]
+    counted = rollouts["pass_at_k_seeds"]
+    for k, value in rollouts["pass_at_k"].items():
+        fewer = f"; over the {counted[k]} seeds with {k} played" if counted[k] != seeds else ""
+        table.add_row(f"pass@{k}", _number(value), f"{per_seed} rollouts per seed{fewer}")
+    table.add_row(
+        "seeds solved",
+        f"{rollouts['solved_by_any']} of {seeds}",
+        f"by some rollout; {rollouts['solved_by_all']} by every one",
+    )
+    table.add_row(
+        "per-seed spread",
+        _number(rollouts["mean_seed_success_std"]),
+        "mean over seeds of the std of their rollouts' success",
+    )
 
 
 def print_per_env(per_env: dict[str, dict[str, Any]]) -> None:

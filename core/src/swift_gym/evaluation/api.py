@@ -41,6 +41,7 @@ async def evaluate_async(
     stop: Stop | None = None,
     keep_records: bool = True,
     ray_address: str | None = None,
+    rollouts_per_seed: int = 1,
 ) -> EvalResult:
     """Play episodes of `env` with `policy` and summarise them (see `evaluate`)."""
     from ..registry import default_registry
@@ -52,6 +53,8 @@ async def evaluate_async(
     _check_int("seed_start", seed_start, 0)
     if episodes is not None:
         _check_int("episodes", episodes, 1)
+    _check_int("rollouts_per_seed", rollouts_per_seed, 1)
+    rollouts = rollouts_per_seed
     chosen = as_policy(policy)
     if dataset is None:
         if env is None:
@@ -60,15 +63,16 @@ async def evaluate_async(
         for config in configs:
             _check_config(config, seed_start)
         count = episodes or defaults.EPISODES
-        total = count * len(configs)
-        specs = generated(configs, count, seed_start)
+        total = count * len(configs) * rollouts
+        specs = generated(configs, count, seed_start, rollouts)
         envs = {config["name"] for config in configs}
     else:
         default_env, fields = _dataset_env(env)
         if not isinstance(dataset, (str, Path)):
             dataset = list(dataset)  # read twice: to check, then to play
-        total, envs = check_dataset(dataset, default_env, fields, episodes)
-        specs = from_dataset(dataset, default_env, fields, total)
+        rows, envs = check_dataset(dataset, default_env, fields, episodes)
+        total = rows * rollouts
+        specs = from_dataset(dataset, default_env, fields, rows, rollouts)
     if output is not None and str(output) != "-" and not Path(output).parent.is_dir():
         from ..errors import OutputError
 
@@ -85,6 +89,9 @@ async def evaluate_async(
                     f"env {name!r} has no oracle policy: {cls.__name__} does not define "
                     "oracle_reply(). Use another policy: random, or a model."
                 )
+    seeded = getattr(chosen, "set_rollouts_per_seed", None)
+    if callable(seeded):
+        seeded(rollouts)
     placement = _ray_placement(ray_address, envs)
     try:
         run = await run_episodes(
@@ -120,7 +127,9 @@ def evaluate(env: EnvArgument, policy: Any, **options: Any) -> EvalResult:
     bar on stderr. `stop` (a `Stop`) ends the run when interrupted; `keep_records=False` keeps
     only what the summary needs. `ray_address` (default: `SWIFT_GYM_RAY_ADDRESS`, unset: off)
     plays every env inside Ray actors on that cluster (`swift_gym.ray`); their actors are
-    killed when the run ends.
+    killed when the run ends. `rollouts_per_seed` plays each seed (each dataset row) that many
+    times, each rollout with its own sampling seed; the summary's `rollouts` then holds pass@k
+    and the per-seed spread (see `rollouts`), and `episodes` still counts seeds (rows).
 
     Where an event loop already runs in this thread (Jupyter), the run gets a thread of its own;
     there, `await evaluate_async(...)` is the direct way. Ctrl-C (KeyboardInterrupt) stops the

@@ -36,6 +36,7 @@ from . import defaults
 from .errors import PolicyError
 from .policies import reply_message
 from .records import new_record
+from .rollouts import sampling_seed
 
 if TYPE_CHECKING:
     from ..env import Env, Message
@@ -45,15 +46,31 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class EpisodeSpec:
-    """What to play: the env (resolved name) and the env_config as a dataset row gives it."""
+    """What to play: the env (resolved name) and the env_config as a dataset row gives it;
+    with several rollouts per seed, which episode of the run without them (`task`: the seed's
+    or row's) and which of its rollouts this is (`rollout`, from 0)."""
 
     index: int
     env: str
     env_config: dict[str, Any] = field(default_factory=dict)
+    task: int | None = None
+    rollout: int | None = None
+
+    def rollout_fields(self) -> dict[str, Any]:
+        """What its record says of the rollout: `task`, `rollout` and `sampling_seed` (the
+        seed of the policy's draws, `rollouts.sampling_seed`); nothing for a lone episode."""
+        if self.rollout is None or self.task is None:
+            return {}
+        seed = sampling_seed(self.task, self.env_config.get("seed"), self.rollout)
+        return {"task": self.task, "rollout": self.rollout, "sampling_seed": seed}
 
 
 def episode_rng(spec: EpisodeSpec) -> random.Random:
-    """The episode's private RNG (never the global one): same index and seed, same draws."""
+    """The episode's private RNG (never the global one): same index and seed, same draws; a
+    rollout's, from its own sampling seed (so its draws differ from its seed's other rollouts)."""
+    fields = spec.rollout_fields()
+    if fields:
+        return random.Random(fields["sampling_seed"])
     return random.Random(f"swift-gym/eval/{spec.index}/{spec.env_config.get('seed')}")
 
 
@@ -119,7 +136,7 @@ async def run_episode(
     trajectory record (see `records`). `on_env_down` hears why, when the env raised
     `EnvUnavailableError` (its server is down). `build(name, env_config)` makes the env
     elsewhere (a Ray actor's stand-in); by default it is built here, from `registry`."""
-    record = new_record(spec.index, spec.env, spec.env_config, policy.name)
+    record = new_record(spec.index, spec.env, spec.env_config, policy.name, spec.rollout_fields())
     settings = getattr(policy, "settings", None)
     if callable(settings):
         record["policy_settings"] = settings()

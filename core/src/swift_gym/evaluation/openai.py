@@ -237,6 +237,14 @@ class OpenAIPolicy:
         self._recent: deque[bool] = deque(maxlen=DOWN_WINDOW)  # did each request connect?
         self._http: httpx.AsyncClient | None = None
         self._connections = defaults.CONCURRENCY
+        self._seeded = False
+
+    def set_rollouts_per_seed(self, rollouts: int) -> None:
+        """With several rollouts per seed, each request carries a `seed` drawn from the
+        episode's RNG (itself seeded by the rollout's sampling seed), unless `sampling` fixes
+        one: a server that honours it (vLLM) samples each rollout differently, and again the
+        same way when the run is played again. The turn's record keeps it (`seed`)."""
+        self._seeded = rollouts > 1
 
     def set_concurrency(self, episodes: int) -> None:
         """At most `episodes` requests in flight (the runner calls it before `prepare`): the
@@ -356,6 +364,9 @@ class OpenAIPolicy:
         """The reply (its text, or an assistant message when it calls tools), and its
         `reply_details` for the turn's record."""
         body = {"model": self.model, "messages": wire_messages(messages), **self.sampling}
+        seed = rng.getrandbits(31) if self._seeded and "seed" not in self.sampling else None
+        if seed is not None:
+            body["seed"] = seed
         tools = offered_tools(env)
         if tools:
             body["tools"] = list(tools)
@@ -379,7 +390,8 @@ class OpenAIPolicy:
                 ) from None
             text, calls = reply_content(payload), reply_calls(payload)
             reply: Reply = assistant_message(text, calls) if calls else text
-            return reply, reply_details(payload)
+            details = reply_details(payload)
+            return reply, details if seed is None else {"seed": seed, **details}
         hint = _hint(response.status_code, self.base_url)
         where = f" at {self.base_url}/chat/completions ({hint})" if hint else ""
         message = f"HTTP {response.status_code}{where}: {short_repr(response.text, 200)}"

@@ -93,6 +93,8 @@ class Policy(Protocol):
 
         A policy may also have `set_concurrency(episodes)`, called before `prepare` with the
         number of episodes that will run at once (`OpenAIPolicy` sizes its connection pool);
+        `set_rollouts_per_seed(k)`, called before it with the rollouts each seed gets
+        (`OpenAIPolicy` then sends each request a seed drawn from the episode's RNG);
         `settings()`, a JSON dict each record keeps as `policy_settings` (the model and how it
         samples); and `reply_with_details(env, messages, rng)`, the reply and a dict of fields
         for its turn's record (`finish_reason`, `usage`), used instead of `reply`.

@@ -5,7 +5,9 @@ Each line is one episode:
 `index`, `env`, `seed`, `env_config`, `policy`, `max_turns` (the episode's turn limit),
 `system_prompt`, `observation` (the first), `reset_info`, `turns` (each: `turn`, `reply`,
 `action`, `valid_action`, `observation`, `reward`, `done`, `info`), `num_turns`,
-`total_reward`, `success`, `status` and `error` (why the episode failed, or null); with a policy
+`total_reward`, `success`, `status` and `error` (why the episode failed, or null); with several
+rollouts per seed, after `seed`: `task` (the seed's or row's episode number without rollouts),
+`rollout` (0, 1, ...) and `sampling_seed` (see `rollouts`); with a policy
 that tells them (`openai`), `policy_settings` (model, base URL, temperature, max_tokens) and
 each turn's `finish_reason` and `usage`, when the server gave them. An env that offers tools
 adds `tools` (the schemas it offered), and each of its turns `tool_calls` (`{"id", "name",
@@ -33,12 +35,20 @@ NOT_PLAYED = "not_played"
 """The status of an episode the run never started: not a result, not counted in the stats."""
 
 
-def new_record(index: int, env: str, env_config: dict[str, Any], policy: str) -> dict[str, Any]:
-    """The record of episode `index` before it is played."""
+def new_record(
+    index: int,
+    env: str,
+    env_config: dict[str, Any],
+    policy: str,
+    rollout: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The record of episode `index` before it is played; `rollout`: which rollout of which
+    seed it is (`EpisodeSpec.rollout_fields`), after its seed."""
     return {
         "index": index,
         "env": env,
         "seed": env_config.get("seed"),
+        **(rollout or {}),
         "env_config": env_config,
         "policy": policy,
         "max_turns": None,
@@ -54,14 +64,20 @@ def new_record(index: int, env: str, env_config: dict[str, Any], policy: str) ->
     }
 
 
-def not_played(index: int, env: str, env_config: dict[str, Any], policy: str) -> dict[str, Any]:
+def not_played(
+    index: int,
+    env: str,
+    env_config: dict[str, Any],
+    policy: str,
+    rollout: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The record of an episode the run stopped before."""
-    return {**new_record(index, env, env_config, policy), "status": NOT_PLAYED}
+    return {**new_record(index, env, env_config, policy, rollout), "status": NOT_PLAYED}
 
 
 SUMMARY_FIELDS = (
-    "index", "env", "seed", "policy", "max_turns", "total_reward", "num_turns", "success",
-    "status", "error", "training",
+    "index", "env", "seed", "task", "rollout", "policy", "max_turns", "total_reward",
+    "num_turns", "success", "status", "error", "training",
 )  # fmt: skip
 
 

@@ -155,7 +155,9 @@ async def run_episodes(
             records = [played[index] for index in sorted(played)]
             if stop.reason is not None:
                 for spec in specs:
-                    record = not_played(spec.index, spec.env, spec.env_config, policy.name)
+                    record = not_played(
+                        spec.index, spec.env, spec.env_config, policy.name, spec.rollout_fields()
+                    )
                     writer.add(record)
                     records.append(slim_record(record) if slim else record)
             return RunResult(records, 0, stop.reason)

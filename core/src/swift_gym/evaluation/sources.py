@@ -4,6 +4,9 @@
   seed `seed_start + i`, so every config plays the same seeds (paired comparisons); the configs
   take turns (index `i * len(configs) + k`), so a run stopped early has played each about as
   often.
+- With `rollouts` per seed, each such episode is played that many times in a row (`task` its
+  number above, `rollout` which time: index `task * rollouts + rollout`), so a run stopped
+  early has every rollout of the seeds before the last it started.
 - Rows (`evaluate(dataset=...)`: a JSONL file, or the rows themselves): row i is episode i, its
   `env_config` as ms-swift reads it, with the caller's fields set over it. Every row is checked
   before anything is played (`BadRowsError` names each bad one by line), then a file is read a
@@ -49,14 +52,27 @@ def configs_of(env: Any) -> list[dict[str, Any]]:
 
 
 def generated(
-    configs: Sequence[dict[str, Any]], episodes: int, seed_start: int
+    configs: Sequence[dict[str, Any]], episodes: int, seed_start: int, rollouts: int = 1
 ) -> Iterator[EpisodeSpec]:
-    """Episode i of each config, seed `seed_start + i` (see the module docstring)."""
-    index = 0
+    """Episode i of each config, seed `seed_start + i` (see the module docstring), each
+    `rollouts` times in a row."""
+    task = 0
     for offset in range(episodes):
         for config in configs:
-            yield EpisodeSpec(index, config["name"], {**config, "seed": seed_start + offset})
-            index += 1
+            env_config = {**config, "seed": seed_start + offset}
+            yield from _rollouts(task, config["name"], env_config, rollouts)
+            task += 1
+
+
+def _rollouts(
+    task: int, env: str, env_config: dict[str, Any], rollouts: int
+) -> Iterator[EpisodeSpec]:
+    """Episode `task`, or its `rollouts` rollouts (indices `task * rollouts + r`)."""
+    if rollouts == 1:
+        yield EpisodeSpec(task, env, env_config)
+        return
+    for rollout in range(rollouts):
+        yield EpisodeSpec(task * rollouts + rollout, env, dict(env_config), task, rollout)
 
 
 def _lines(dataset: Rows) -> Iterator[Line]:
@@ -120,11 +136,13 @@ def check_dataset(
 
 
 def from_dataset(
-    dataset: Rows, default_env: str | None, fields: dict[str, Any], total: int
+    dataset: Rows, default_env: str | None, fields: dict[str, Any], rows: int, rollouts: int = 1
 ) -> Iterator[EpisodeSpec]:
-    """Episode i: row i of `dataset` (rows already checked by `check_dataset`)."""
+    """Episode i: row i of `dataset` (rows already checked by `check_dataset`), the first
+    `rows` of them, each `rollouts` times in a row."""
     for index, line in enumerate(_lines(dataset)):
-        if index >= total or line.row is None:
+        if index >= rows or line.row is None:
             return
         env_config = {**line.row.get("env_config", {}), **fields}
-        yield EpisodeSpec(index, str(resolve_name(env_config, default_env)), env_config)
+        env = str(resolve_name(env_config, default_env))
+        yield from _rollouts(index, env, env_config, rollouts)

@@ -15,6 +15,7 @@ from typing import Any
 
 from .records import NOT_PLAYED
 from .reward_ranges import clip
+from .rollouts import RolloutTally
 
 Z95 = 1.959963984540054
 """Two-sided 95% quantile of the normal distribution."""
@@ -96,14 +97,17 @@ def wilson_ci(successes: int, n: int) -> tuple[float, float]:
 
 def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict[str, Any]:
     """Success rate, reward, turns, invalid actions, statuses and errors of `records`;
-    `unrecorded` more episodes were not played and have no record."""
+    `unrecorded` more episodes were not played and have no record. `rollouts`: pass@k and the
+    per-seed spread where the records are several rollouts per seed (`rollouts`), else None."""
     rewards: list[float] = []
     turns: list[float] = []
     successes = 0
     statuses: Counter[str] = Counter()
     errors: Counter[str] = Counter()
     judged = invalid = 0
+    rollouts = RolloutTally()
     for record in records:
+        rollouts.add(record)
         if record.get("status") == NOT_PLAYED:
             unrecorded += 1
             continue
@@ -143,6 +147,7 @@ def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict
         "statuses": dict(statuses.most_common()),
         "failed_episodes": sum(errors.values()),
         "errors": dict(errors.most_common(5)),
+        "rollouts": rollouts.summary(),
     }
 
 
