@@ -157,3 +157,19 @@ async def test_openai_requests_carry_a_seed_drawn_for_the_rollout() -> None:
     fixed._http, fixed._seeded = Answers(), True  # type: ignore[assignment]
     await fixed.reply_with_details(env, messages, random.Random(7))
     assert sent[-1]["seed"] == 5  # the caller's own seed stays
+
+
+def test_the_report_shows_pass_at_k_beside_a_run_without_rollouts() -> None:
+    from swift_gym.cli.report_page import Run, render_report
+
+    rollouts = swift_gym.evaluate("frozen_lake", "oracle", episodes=2, rollouts_per_seed=3)
+    lone = swift_gym.evaluate("frozen_lake", "random", episodes=2)
+    page = render_report([Run("A", "a.jsonl", rollouts.records), Run("B", "b", lone.records)])
+    summary = page.split('<table id="summary">', 1)[1].split("</table>", 1)[0]
+    assert "<th>rollouts per seed</th><td>3 &times; 2 seeds</td><td>—</td>" in summary
+    for k in (1, 2, 3):
+        cell = f"<th>pass@{k}</th><td>1.000<span class='ci'>over 2 seeds</span></td><td>—</td>"
+        assert cell in summary
+    assert "<td>2 of 2 by some rollout<span class='ci'>2 by every one</span></td>" in summary
+    alone = render_report([Run("B", "b", lone.records)])
+    assert "pass@" not in alone.split('<table id="summary">', 1)[1].split("</table>", 1)[0]

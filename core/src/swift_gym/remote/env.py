@@ -178,7 +178,7 @@ class OpenEnvEnv(Env):
             raise RemoteEnvError(f"no oracle reply with no session: {why}")
         if self._oracle is not True:
             raise NoOracleError(self._no_oracle(session.url))
-        return await background.run(session.oracle())  # type: ignore[no-any-return]
+        return await background.run(session.oracle())
 
     def _no_oracle(self, url: str) -> str:
         served = self._served_env

@@ -245,12 +245,12 @@ def parse_oracle(url: str, text: str | bytes) -> str | dict[str, Any]:
     if isinstance(reply, str):
         return reply
     problem = _message_problem(reply)
-    if problem is not None:
+    if problem is not None or not isinstance(reply, dict):
         raise ProtocolError(
             f"{url} sent oracle reply {short_repr(reply, 80)}: {problem}; an oracle reply is "
             'text or {"role": "assistant", "content": str, "tool_calls": [...]}'
         )
-    return reply  # type: ignore[no-any-return]
+    return reply
 
 
 def _message_problem(reply: Any) -> str | None:
