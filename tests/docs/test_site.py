@@ -6,6 +6,7 @@ left out fails the build. Run in the `docs` tox env (mkdocs and all four env pac
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import shutil
@@ -198,3 +199,42 @@ def test_pages_read_in_paragraphs_and_lists(site: Path) -> None:
             restarted.append(f"{page.relative_to(site)}: {len(singles)} one-step numbered lists")
     assert long == [], long
     assert restarted == [], restarted
+
+
+def test_the_catalogue_lists_every_installed_env_with_its_tools(site: Path) -> None:
+    """docs/envs/catalogue.json (tox -e catalogue) has a row for every env the installed
+    packages register: a new env without catalogue data fails here and fails the build."""
+    page = (site / "envs" / "catalogue" / "index.html").read_text(encoding="utf-8")
+    rows = {cells[0]: cells for cells in table_rows(page)}
+    specs = swift_gym.list_envs()
+    assert {spec.distribution for spec in specs} >= SHIPPED
+    for spec in specs:
+        assert spec.name in rows, f"{spec.name}: no row in the catalogue (run tox -e catalogue)"
+        assert rows[spec.name][1] == (spec.tool_use or "?"), spec.name
+    assert rows["frozen_lake"][4].startswith("1.00 (")  # its oracle's measured rate
+    assert rows["mcp_tools"][3] == "not measured" and "mcp_servers" in rows["mcp_tools"][5]
+
+
+def catalogue_hook():  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    path = REPO / "docs" / "mkdocs_hooks" / "catalogue.py"
+    spec = importlib.util.spec_from_file_location("catalogue_hook", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_catalogue_hook_names_envs_the_file_lacks_and_escapes_its_text() -> None:
+    from mkdocs.exceptions import PluginError
+
+    hook = catalogue_hook()
+    catalogue = json.loads((REPO / hook.DATA).read_text(encoding="utf-8"))
+    hook._check_complete(catalogue)  # the committed file is complete for this install
+    catalogue["envs"] = [card for card in catalogue["envs"] if card["name"] != "gymnasium.Taxi-v4"]
+    with pytest.raises(PluginError, match=r"no entry for gymnasium\.Taxi-v4: .*tox -e catalogue"):
+        hook._check_complete(catalogue)
+    loud = {**catalogue["envs"][0], "not_measured": "<script>x</script> | *bold*", "random": None}
+    shown = hook.render({**catalogue, "envs": [loud]}, 2)
+    assert "<script>" not in shown and "&lt;script&gt;" in shown and "| *bold*" not in shown
