@@ -138,3 +138,24 @@ def test_a_class_registered_as_an_object_is_asked_itself_bases_included(
 
 def test_the_env_base_class_declares_nothing() -> None:
     assert Env.tool_use is None
+
+
+def test_a_package_that_imports_the_class_from_a_submodule_is_read_there(
+    fake_dist: FakeDist, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `swift-gym new` bakes a package: `__init__` does `from .env import GuessEnv`."""
+    fake_dist(
+        "gym-baked",
+        envs={"baked": "gym_baked:GuessEnv"},
+        modules={
+            "gym_baked.__init__": "from .env import GuessEnv as GuessEnv\n",
+            "gym_baked.env": DECLARING_MODULE.replace(
+                "class Annotated(Base)", "class GuessEnv(Base)"
+            ),
+        },
+    )
+    monkeypatch.setenv("SWIFT_GYM_LOAD_PLUGINS", "gym-baked")
+    (spec,) = Registry().list()
+    assert spec.tool_use == "always"
+    assert spec.description == "Declares in its body, with an annotation."
+    assert "gym_baked" not in sys.modules

@@ -3,10 +3,10 @@ first line of its docstring (its description) and literals in its body (`tool_us
 Listing envs imports none (a broken or slow package costs nothing until used), and an entry
 point (`name = "module:Class"`) has no room for either.
 
-The class is looked up in the module the target names, or, for a package whose `__init__` loads
-its exports lazily (`_lazy.attach` and an `_EXPORTS = {"Class": "submodule"}` literal), in that
-submodule. Only the class's own body is read, not its bases'. Best effort: None when the source
-cannot be found, read or parsed.
+The class is looked up in the module the target names, or, for a package whose `__init__` takes
+it from a submodule (`from .env import Class`, or lazily: `_lazy.attach` and an `_EXPORTS =
+{"Class": "submodule"}` literal), in that submodule. Only the class's own body is read, not
+its bases'. Best effort: None when the source cannot be found, read or parsed.
 """
 
 from __future__ import annotations
@@ -100,6 +100,18 @@ def _class_def(tree: ast.Module, name: str) -> ast.ClassDef | None:
 
 
 def _exports(tree: ast.Module) -> dict[str, str]:
+    """Where a package's `__init__` gets its names: a module-level `_EXPORTS = {"Name":
+    "submodule", ...}` literal (lazy exports), and its `from .submodule import Name` lines."""
+    found = {
+        (alias.asname or alias.name): node.module
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+        for alias in node.names
+    }
+    return {**found, **_lazy_exports(tree)}
+
+
+def _lazy_exports(tree: ast.Module) -> dict[str, str]:
     """A module-level `_EXPORTS = {"Name": "submodule", ...}` literal, or nothing."""
     for node in tree.body:
         if (

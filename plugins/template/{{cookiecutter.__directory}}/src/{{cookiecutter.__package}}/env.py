@@ -32,6 +32,7 @@ class {{ cookiecutter.__class }}Env(Env):
     """Find a secret whole number in `low..high`; the env answers higher, lower or correct."""
 
     config_model: ClassVar[type[EnvConfig]] = {{ cookiecutter.__class }}Config
+    tool_use: ClassVar[str] = "no"  # a text env ("opt-in" or "always" once it offers tools)
     config: {{ cookiecutter.__class }}Config
 
     def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
