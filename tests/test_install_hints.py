@@ -64,10 +64,10 @@ def test_openenv_without_websockets_says_how_the_readme_installs_it(tmp_path: Pa
 def test_no_env_installed_says_how_the_readme_installs_one() -> None:
     result = run("list", env={"SWIFT_GYM_LOAD_PLUGINS": ""})
     assert result.returncode == 0, result.stderr
-    assert "pip install ./plugins/frozen_lake" in result.stdout
+    assert "pip install ./core ./plugins/frozen_lake" in result.stdout
     unknown = run("info", "frozen_lake", env={"SWIFT_GYM_LOAD_PLUGINS": ""})
     assert unknown.returncode == 2
-    hint = "e.g. FrozenLake from a clone of swift-gym: pip install ./plugins/frozen_lake"
+    hint = "e.g. FrozenLake from a clone of swift-gym: pip install ./core ./plugins/frozen_lake"
     assert hint in " ".join(unknown.stderr.split())
 
 

@@ -67,8 +67,8 @@ def _warn(module_name, error):
     detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     message = (
         f"swift-gym could not register into {module_name} ({detail}); ms-swift goes on "
-        "without swift-gym's entries. Reinstall swift-gym (pip install --force-reinstall "
-        f"swift-gym), or set {AUTOLOAD_VARIABLE}=0 to turn this hook off."
+        "without swift-gym's entries. Reinstall swift-gym (in its clone: pip install "
+        f"--force-reinstall --no-deps ./core), or set {AUTOLOAD_VARIABLE}=0 to turn this hook off."
     )
     import contextlib
     import warnings

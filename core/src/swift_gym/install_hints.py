@@ -1,6 +1,8 @@
 """How messages say to install what is missing, the way the README installs swift-gym: from a
-clone of the repository (`pip install "./core[serve]"`, `pip install ./plugins/frozen_lake`),
-since swift-gym is not on PyPI; or, for an extra, the packages it holds (works anywhere).
+clone of the repository (`pip install "./core[serve]"`, `pip install ./core ./plugins/frozen_lake`),
+since swift-gym is not on PyPI; or, for an extra, the packages it holds (works anywhere). An env
+package's hint names the core's path too: alone, the package's `swift-gym` requirement would be
+looked for on PyPI, and each hint installs as it stands in a fresh venv (tests/collections).
 
 `EXTRAS` must list what core/pyproject.toml's optional dependencies list (a test checks it).
 """
@@ -28,5 +30,5 @@ def extra_hint(extra: str) -> str:
 
 ENV_PACKAGE_HINT = (
     "install an env package, e.g. FrozenLake from a clone of swift-gym: "
-    "pip install ./plugins/frozen_lake"
+    "pip install ./core ./plugins/frozen_lake"
 )

@@ -13,7 +13,7 @@ import pytest
 
 HERE = Path(__file__).parent
 for module, install in (
-    ("swift_gym_verifiers", "pip install ./core[agent] ./plugins/verifiers"),
+    ("swift_gym_verifiers", 'pip install "./core[agent]" ./plugins/verifiers'),
     ("sg_reverse", "pip install ./plugins/verifiers/tests/environments"),
 ):
     if importlib.util.find_spec(module) is None:
