@@ -31,6 +31,7 @@ def test_defaults():
         "goal_reward": 1.0,
         "hole_reward": 0.0,
         "step_reward": 0.0,
+        "distance_reward": 0.0,
         "invalid_action_reward": 0.0,
         "action_parsing": "first_tag",
         "action_format": "tag",
@@ -242,7 +243,8 @@ def test_json_schema_has_bounds_and_descriptions():
     assert props["p"]["exclusiveMinimum"] == 0 and props["p"]["maximum"] == 1
     steps = next(option for option in props["max_steps"]["anyOf"] if option["type"] == "integer")
     assert steps["minimum"] == 1 and steps["maximum"] == 10_000
-    for field in ("goal_reward", "hole_reward", "step_reward", "invalid_action_reward"):
+    for field in ("goal", "hole", "step", "distance", "invalid_action"):
+        field = f"{field}_reward"
         assert props[field]["minimum"] == -1e6 and props[field]["maximum"] == 1e6
     assert props["action_parsing"]["enum"] == [
         "first_tag",

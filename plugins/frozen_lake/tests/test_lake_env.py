@@ -457,3 +457,18 @@ async def test_close_is_idempotent():
     env = FrozenLakeEnv({})
     await env.close()
     await env.close()
+
+
+@pytest.mark.asyncio
+async def test_distance_reward_pays_each_step_nearer_to_g_and_charges_each_step_away():
+    """Classic map: G is 6 steps from S around the holes. Nearer +k, away -k, a bump and a
+    hole earn none of it; the shortest path earns 6k on top of the goal."""
+    config = {"map": "SFFF/FHFH/FFFH/HFFG", "distance_reward": 0.25, "hole_reward": -1.0}
+    env = FrozenLakeEnv(config)
+    moves = ("up", "down", "up", "down", "down", "right", "down", "right", "right")
+    rewards = [(await env.step(act(a)))[1] for a in moves]
+    assert rewards == [0.0, 0.25, -0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 1.25]
+    assert env.done
+    env = FrozenLakeEnv(config)
+    rewards = [(await env.step(act(a)))[1] for a in ("right", "down")]
+    assert rewards == [0.25, -1.0]  # (0,1) is 5 steps from G; then into the hole at (1,1)

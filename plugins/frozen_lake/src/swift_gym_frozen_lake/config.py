@@ -79,6 +79,13 @@ class FrozenLakeConfig(EnvConfig):
     goal_reward: float = _reward(1.0, "Reward of the step that reaches G.")
     hole_reward: float = _reward(0.0, "Reward of the step that falls into a hole.")
     step_reward: float = _reward(0.0, "Reward of any other valid step.")
+    distance_reward: float = _reward(
+        0.0,
+        "Shaping, added to a valid step that stays on the ice or reaches G: this times how much "
+        "nearer to G the step brought the player (shortest path around the holes; a step away "
+        "costs as much). An episode earns at most this times the start's distance from it, as "
+        "any episode that reaches G does, so the goal still pays best. 0: none.",
+    )
     invalid_action_reward: float = _reward(
         0.0, "Reward of a step whose reply has no valid action (the episode goes on)."
     )

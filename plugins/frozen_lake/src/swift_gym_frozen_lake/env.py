@@ -81,6 +81,7 @@ class FrozenLakeEnv(Env):
         self._max_steps = cfg.max_steps
         self._rewards = (cfg.goal_reward, cfg.hole_reward, cfg.step_reward)
         self._invalid_reward = cfg.invalid_action_reward
+        self._distance_reward = cfg.distance_reward
         self._tool = MOVE_TOOL if cfg.action_format == "tool" else None
         self._start_episode()
 
@@ -189,6 +190,10 @@ class FrozenLakeEnv(Env):
                 self._done = True
             else:
                 status, reward = "ok", self._rewards[2]
+            if letter != "H" and self._distance_reward:
+                # every cell the player can stand on is in S's part of the map, so G's: no -1
+                nearer = self.layout.dist[before] - self.layout.dist[cell]
+                reward += self._distance_reward * nearer
         limit = not self._done and self._max_steps is not None and self._steps >= self._max_steps
         if refused is None:
             observation = self._text.step(
