@@ -12,7 +12,12 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -238,3 +243,138 @@ def test_the_catalogue_hook_names_envs_the_file_lacks_and_escapes_its_text() -> 
     loud = {**catalogue["envs"][0], "not_measured": "<script>x</script> | *bold*", "random": None}
     shown = hook.render({**catalogue, "envs": [loud]}, 2)
     assert "<script>" not in shown and "&lt;script&gt;" in shown and "| *bold*" not in shown
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+FITS = 100
+"""Characters of the longest line that fit in a code block at 1280 px: the project's line length.
+The pages looked at in the browser are those with a longer line, which must scroll."""
+
+
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Debian's Chromium, headless, at a 1280 x 900 window, driven through chromedriver; skipped
+    without it as the report's browser test is, unless SWIFT_GYM_BROWSER_TESTS=required
+    (`.ci/run`), which makes a missing browser a failure."""
+    found = Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()
+    if not found and os.environ.get("SWIFT_GYM_BROWSER_TESTS") == "required":
+        pytest.fail(f"{CHROMIUM} or {CHROMEDRIVER} is missing: apt-get install chromium "
+                    "chromium-driver")  # fmt: skip
+    if not found:
+        pytest.skip("needs Debian's chromium and chromium-driver")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    options.page_load_strategy = "eager"  # the stylesheets are in; the search index need not be
+    profile = tmp_path_factory.mktemp("profile")
+    for flag in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--window-size=1280,900", f"--user-data-dir={profile}",
+    ):  # fmt: skip
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[str]:
+    """The built site over HTTP on 127.0.0.1, as `mkdocs serve` shows it: its base URL."""
+    handler = partial(Quiet, directory=str(site))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+CODE = re.compile(r"<pre\b[^>]*>(?:<span></span>)?<code\b[^>]*>(.*?)</code></pre>", re.S)
+
+
+def longest_code_line(page: Path) -> int:
+    """The longest line of any code block of a built page, in characters."""
+    blocks = (
+        html.unescape(re.sub(r"<[^>]+>", "", block))
+        for block in CODE.findall(page.read_text(encoding="utf-8"))
+    )
+    return max((len(line) for block in blocks for line in block.splitlines()), default=0)
+
+
+LAYOUT = """
+const content = document.querySelector('.md-content');
+const overflow = e => getComputedStyle(e).overflowX;
+const scrolls = e => ['auto', 'scroll'].includes(overflow(e));
+const name = e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '');
+const cut = [], unscrolled = [], scrolled = [];
+const root = document.documentElement;
+for (const e of content.querySelectorAll('article *')) {
+  const right = e.getBoundingClientRect().right;
+  if (e.getBoundingClientRect().width === 0) continue;
+  for (let p = e.parentElement; p; p = p.parentElement) {
+    if (p !== root && scrolls(p)) break;  // a scrolling box shows it by scrolling
+    const edge = p === root ? root.clientWidth : p.getBoundingClientRect().right;
+    if ((p === root || ['hidden', 'clip'].includes(overflow(p))) && right > edge + 1) {
+      cut.push(`${name(e)} by ${Math.round(right - edge)} px in ${name(p)}`);
+      break;
+    }
+  }
+}
+for (const e of content.querySelectorAll('pre, pre > code, table, .md-typeset__scrollwrap')) {
+  if (e.scrollWidth > e.clientWidth + 1 && !scrolls(e)) unscrolled.push(name(e));
+}
+for (const code of content.querySelectorAll('pre > code')) {
+  const longest = Math.max(...code.textContent.split('\\n').map(line => line.length));
+  if (code.scrollWidth > code.clientWidth + 1 && longest <= arguments[0])
+    scrolled.push(`${longest} characters: ${code.textContent.slice(0, 60)}`);
+}
+const outside = performance.getEntriesByType('resource').map(r => r.name)
+  .filter(url => new URL(url).origin !== location.origin);
+return {grid: document.querySelector('.md-main__inner').getBoundingClientRect().width,
+        window: root.clientWidth, column: content.getBoundingClientRect().width,
+        cut, unscrolled, scrolled, outside};
+"""
+
+
+def test_code_blocks_fit_a_wide_column_or_scroll_in_it(site: Path, served: str, chromium) -> None:
+    """At a 1280 px window the page takes its width (Material's grid stopped at 1220 px, a
+    736 px column), a code block of 100-character lines fits, a wider one scrolls inside the
+    column, and nothing is cut: no element runs past a box that hides what overflows or past
+    the window (the page's overflow-x is hidden). The pages looked at are those with a code
+    line over 100 characters (their other blocks must fit); each fetches nothing from another
+    host (a stylesheet's font included, which the HTML test cannot see)."""
+    pages = sorted(
+        page.relative_to(site).as_posix()
+        for page in site.rglob("index.html")
+        if longest_code_line(page) > FITS
+    )
+    assert len(pages) >= 5, pages
+    for page in pages:
+        chromium.get(served + page)
+        found = chromium.execute_script(LAYOUT, FITS)
+        assert found["grid"] == found["window"] == 1280 - scrollbar(chromium), page
+        assert found["column"] >= 900, page
+        assert found["cut"] == [], (page, found["cut"][:5])
+        assert found["unscrolled"] == [], (page, found["unscrolled"][:5])
+        assert found["scrolled"] == [], (page, found["scrolled"][:5])
+        assert found["outside"] == [], (page, found["outside"][:5])
+
+
+def scrollbar(chromium) -> int:
+    """The width of the window's vertical scroll bar (headless Chromium draws one)."""
+    return chromium.execute_script(
+        "return window.innerWidth - document.documentElement.clientWidth"
+    )
