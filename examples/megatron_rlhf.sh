@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # GRPO on FrozenLake with Megatron (`megatron rlhf`), vLLM colocated (GPU machine), as in
-# ms-swift's frozen_lake.sh example, minus its --external_plugins line.
+# ms-swift's FrozenLake example, minus its --external_plugins line (docs/training.md, "From
+# ms-swift's FrozenLake example"). No test runs it: it needs Megatron-LM and GPUs.
+# Needs, in a clone: pip install "./core[swift]" ./plugins/frozen_lake vllm, and Megatron-LM as
+# ms-swift's Megatron documentation installs it.
 set -euo pipefail
 MODEL=${MODEL:-Qwen/Qwen2.5-1.5B-Instruct}
 OUT=frozen_lake.jsonl bash "$(dirname "$0")/make_frozen_lake_dataset.sh"

@@ -18,6 +18,13 @@ Markers, each alone on a line of a page's markdown:
 Files written outside docs/ that pages show (the learning curve and report `tox -e learn` writes
 to benchmarks/) are added to the site as they are, not copied into docs/.
 
+The example scripts and packages of examples/ are in the site too, under `examples/` (each
+package's README a page outside the navigation, the rest as plain files). A page links one by
+its path in the repository (`../examples/swift_rlhf_colocate.sh` from docs/training.md, a
+folder by its README), and a README links a page by its path too (`../../docs/training.md`), so
+the links also work where the markdown is read in the repository; the hook points each at the
+site's copy.
+
 Every env of the shipped distributions must land on some page: an env nobody documents (a new
 one, or a marker lost in an edit) fails the build, as does a selection that matches no env
 (the packages not installed: `tox -e docs` installs them all).
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import html
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -51,6 +59,10 @@ EXTRA_FILES = {
     "learning-curve.svg": "benchmarks/learning-curve.svg",
     "learning-report.html": "benchmarks/learning-report.html",
 }
+EXAMPLES = "examples"
+"""The folder of the repository (and of the site) that holds the example scripts and packages."""
+EXAMPLE_FILES = (".sh", ".py", ".toml", ".md")
+LINK = re.compile(r"\]\(([^)\s#]+)(#[^)\s]*)?\)")
 MARKER = re.compile(r"^<!-- swift-gym:(cli|configs|readme) (.*?) -->$", re.M)
 HELP_WIDTH = 100
 _documented: set[str] = set()
@@ -195,6 +207,46 @@ def _readme(argument: str, config: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _example_files(root: Path) -> list[Path]:
+    """The files of examples/ the site carries (no caches, no build outputs)."""
+    skip = {"__pycache__", "build", "dist"}
+    return sorted(
+        path
+        for path in (root / EXAMPLES).rglob("*")
+        if path.is_file()
+        and path.suffix in EXAMPLE_FILES
+        and not any(part in skip or part.endswith(".egg-info") for part in path.parts)
+    )
+
+
+def _example_links(markdown: str, page: Any, config: Any) -> str:
+    """Each link to a file or folder of examples/, by its path in the repository, pointed at
+    the site's copy (a folder at its README); in an example's README, a link to a page of docs/
+    too."""
+    root = Path(config.config_file_path).parent
+    docs = Path(config.docs_dir)
+    in_repo = Path(page.file.abs_src_path).parent  # where the markdown is read in a clone
+    in_site = (docs / page.file.src_uri).parent  # where mkdocs places it
+
+    def point(match: re.Match[str]) -> str:
+        target, anchor = match.group(1), match.group(2) or ""
+        if "://" in target:
+            return match.group()
+        path = Path(os.path.normpath(in_repo / target))
+        if in_repo != in_site and path.is_relative_to(docs):  # an example's README links a page
+            return f"]({os.path.relpath(path, in_site).replace(os.sep, '/')}{anchor})"
+        if not path.is_relative_to(root / EXAMPLES):
+            return match.group()
+        if path.is_dir():
+            path = path / "README.md"
+        if not path.is_file():
+            raise PluginError(f"{page.file.src_uri}: the link {target} names no file of examples/")
+        site = docs / path.relative_to(root)
+        return f"]({os.path.relpath(site, in_site).replace(os.sep, '/')}{anchor})"
+
+    return LINK.sub(point, markdown)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     def expand(match: re.Match[str]) -> str:
         kind, argument = match.groups()
@@ -204,15 +256,19 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             return _cli(argument)
         return _configs(argument, page.file.src_uri)
 
-    return MARKER.sub(expand, markdown)
+    return _example_links(MARKER.sub(expand, markdown), page, config)
 
 
 def on_files(files: Any, config: Any) -> Any:
-    from mkdocs.structure.files import File
+    from mkdocs.structure.files import File, InclusionLevel
 
     root = Path(config.config_file_path).parent
     for uri, path in EXTRA_FILES.items():
         files.append(File.generated(config, uri, abs_src_path=str(root / path)))
+    for path in _example_files(root):
+        uri = path.relative_to(root).as_posix()
+        inclusion = InclusionLevel.NOT_IN_NAV if path.suffix == ".md" else InclusionLevel.UNDEFINED
+        files.append(File.generated(config, uri, abs_src_path=str(path), inclusion=inclusion))
     return files
 
 

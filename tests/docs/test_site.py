@@ -151,6 +151,7 @@ def test_a_broken_link_anchor_or_left_out_env_fails_the_build(tmp_path: Path) ->
     shutil.copytree(REPO / "docs", copy / "docs")
     shutil.copytree(REPO / "core" / "src", copy / "core" / "src")
     shutil.copytree(REPO / "benchmarks", copy / "benchmarks")
+    shutil.copytree(REPO / "examples", copy / "examples")  # pages link the examples' files
     for readme in REPO.glob("plugins/*/README.md"):
         (copy / readme.relative_to(REPO)).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(readme, copy / readme.relative_to(REPO))
