@@ -85,6 +85,10 @@ def test_the_gpu_recipe_trains_as_the_pipeline_does(
     assert int(flag(grpo, "--max_turns")) == settings.max_turns
     assert float(flag(grpo, "--temperature")) == settings.temperature
     assert flag(grpo, "--multi_turn_scheduler") == "swift_gym"
+    # vLLM's runs add the env's total as a reward column of their own unless told not to: beside
+    # swift_gym_total it would count twice, and ms-swift refuses weights for two columns of three
+    assert flag(grpo, "--use_vllm") == "true" and flag(grpo, "--use_gym_env") == "false"
+    assert flag(grpo, "--reward_funcs") == "swift_gym_total"
     assert float(flag(sft, "--num_train_epochs")) == sft_epochs
     assert flag(grpo, "--seed") == flag(sft, "--seed") == "$SEED"  # one run per training seed
     row_sets = {rows[i + 1] for i, word in enumerate(rows) if word == "--set"}

@@ -23,13 +23,15 @@ NPROC_PER_NODE=$NPROC swift sft --model "$MODEL" --dataset "$WORK/A-format-sft.j
     --output_dir "$WORK/A-sft"
 WARM=$(ls -dv "$WORK"/A-sft/v*/checkpoint-* | tail -1)
 
+# --use_gym_env false: swift_gym_total is the env's reward already, as on the CPU; with vLLM,
+# ms-swift would add it again as a third reward column and refuse the two weights
 # GRPO with the env's reward, every training episode kept for the learning curve
 swift-gym dataset frozen_lake -n 4096 --set map=$MAP --set invalid_action_reward=-0.5 --set action_parsing=exact -o "$WORK/A-grpo-rows.jsonl"
 SWIFT_GYM_TRAJECTORIES="$WORK/A-trajectories" NPROC_PER_NODE=$NPROC swift rlhf \
     --rlhf_type grpo --use_vllm true --vllm_mode colocate --vllm_gpu_memory_utilization 0.4 \
     --model "$WARM" --dataset "$WORK/A-grpo-rows.jsonl" \
     --multi_turn_scheduler swift_gym --gym_env frozen_lake --max_turns 10 \
-    --reward_funcs swift_gym_total swift_gym_success \
+    --use_gym_env false --reward_funcs swift_gym_total swift_gym_success \
     --reward_weights 1 0 --num_generations 32 --per_device_train_batch_size 32 \
     --max_completion_length 256 --temperature 1.0 --beta 0.01 --learning_rate 1e-6 \
     --num_iterations 4 --scale_rewards none --warmup_ratio 0.05 \
