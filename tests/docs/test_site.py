@@ -246,6 +246,37 @@ def test_the_catalogue_hook_names_envs_the_file_lacks_and_escapes_its_text() -> 
     assert "<script>" not in shown and "&lt;script&gt;" in shown and "| *bold*" not in shown
 
 
+IMG = re.compile(r"<img\b([^>]*)>", re.S)
+ATTRIBUTE = re.compile(r'\b(alt|src)="([^"]*)"', re.S)
+FETCHES = re.compile(
+    r"""(?:href|src)\s*=\s*["'](?:https?:)?//|url\(\s*["']?(?:https?:)?//|@import"""
+)
+MAX_PICTURE_BYTES = 200_000
+
+
+def test_pictures_say_what_they_show_stay_small_and_fetch_nothing(site: Path) -> None:
+    """Every picture on a page has alt text (its words, for a reader who cannot see it) and is
+    a file of the site under 200 KB; a picture refers to nothing outside itself (rich's own SVG
+    template loads a font from a CDN: docs/pictures/make.py drops it). How the parts fit, a
+    `play` session and the report are among them."""
+    shown = set()
+    for page in site.rglob("*.html"):
+        for attributes in IMG.findall(page.read_text(encoding="utf-8")):
+            found = dict(ATTRIBUTE.findall(attributes))
+            where = f"{page.relative_to(site)}: {found.get('src')}"
+            assert len(html.unescape(found.get("alt", "")).split()) >= 3, where
+            picture = (page.parent / found["src"]).resolve()
+            assert picture.is_relative_to(site.resolve()) and picture.is_file(), where
+            assert picture.stat().st_size < MAX_PICTURE_BYTES, where
+            shown.add(picture.relative_to(site.resolve()).as_posix())
+    assert {"pictures/parts.svg", "pictures/play.svg", "pictures/report.png"} <= shown, shown
+    for name in shown:
+        if name.endswith(".svg"):
+            text = (site / name).read_text(encoding="utf-8")
+            assert not FETCHES.search(text), name
+            assert "<script" not in text, name
+
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 FITS = 100
