@@ -59,16 +59,17 @@ class MarkedRun:
 
 def train_marked(
     tmp_path: Path,
-    env: str,
     marked: tuple[str, str, str],
     rows: list[dict[str, Any]],
     tools: list[dict[str, Any]],
     model: Path,
     max_turns: int,
 ) -> MarkedRun:
-    """A real `swift rlhf` GRPO run (`--agent_template hermes`) on `rows` (each row's `tools`
-    column holds `tools`), with `marked` = (name, module, base) registered by `marked_site`."""
-    from grpo_run import swift_rlhf
+    """A real `swift rlhf` GRPO run of docs/training.md's agent program command ("An agent
+    program", `--agent_template hermes`), as the page's list of changes says, on `rows` (each
+    names its env; each row's `tools` column holds `tools`), with `marked` = (name, module,
+    base) registered by `marked_site`."""
+    from grpo_run import page_rlhf
 
     dataset = tmp_path / "rows.jsonl"
     with dataset.open("w") as out:
@@ -80,19 +81,16 @@ def train_marked(
             }
             out.write(json.dumps(row) + "\n")
     marks = tmp_path / "marks.txt"
-    trajectories = tmp_path / "trajectories"
     site = marked_site(tmp_path, *marked)
     environ = {
-        "SWIFT_GYM_TRAJECTORIES": str(trajectories),
         "AGENT_MARKS": str(marks),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])),
         "OMP_NUM_THREADS": "2",
     }
-    run_dir = swift_rlhf(
-        tmp_path, dataset, env, max_turns, environ,
-        reward_funcs=("swift_gym_total",), model=model,
-        args=["--agent_template", "hermes", "--max_completion_length", "2",
-              "--dataloader_num_workers", "0"],
+    run = page_rlhf(
+        "agent", tmp_path, model=model, dataset=dataset, max_turns=max_turns, env=environ,
+        flags={"--max_completion_length": ["2"], "--dataloader_num_workers": ["0"]},
     )  # fmt: skip
-    (path,) = trajectories.iterdir()
-    return MarkedRun(run_dir, jsonl_records.records(path), marks)
+    assert run.trajectories is not None, "the page's command sets no SWIFT_GYM_TRAJECTORIES"
+    (path,) = run.trajectories.iterdir()
+    return MarkedRun(run.run_dir, jsonl_records.records(path), marks)

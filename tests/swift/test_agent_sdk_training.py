@@ -1,7 +1,8 @@
 """A real `swift rlhf` GRPO run training an OpenAI Agents SDK agent: the example
 `agent_openai_agents` (`Runner.run` over `OpenAIChatCompletionsModel`, one `@function_tool`
 `add`), installed as a distribution, through the `swift_gym` scheduler with
-`--agent_template hermes`.
+`--agent_template hermes`: docs/training.md's agent program command, on rows that name the
+SDK's envs (the page's changes for a CPU, as for `agent_openai_loop`).
 
 The tiny model is made to write, as its every token (2 per reply), one hermes call of `add`
 whose arguments are of the wrong type and one good one: ms-swift's engine parses 4 calls a
@@ -45,7 +46,7 @@ def test_grpo_trains_the_agents_sdk_agent_and_cut_off_runners_end(tmp_path: Path
     ]
     marked = ("agent_sdk_marked", "agent_openai_agents", "AgentsSdkCalculator")
     tools = sdk_tools()
-    run = train_marked(tmp_path, "agent_openai_agents", marked, rows, tools, model, MAX_TURNS)
+    run = train_marked(tmp_path, marked, rows, tools, model, MAX_TURNS)
     records, marks, run_dir = run.records, run.marks, run.run_dir
     assert len(records) == 4  # 2 steps x 2 completions, one row a step
     by_env = {

@@ -1,6 +1,7 @@
 """A real `swift rlhf` GRPO run training agent programs: the example `agent_openai_loop` (a plain
 `openai` tool loop, installed as a distribution) through the `swift_gym` scheduler, with
-`--agent_template hermes`.
+`--agent_template hermes`: the command of docs/training.md ("An agent program"), as the page's
+list of changes says, on the test's rows; the page's `swift-gym dataset` command runs on its own.
 
 The tiny model is made to write one hermes call of `add` as its every token (2 per reply), so
 ms-swift's engine parses real tool calls; the program gets them through its `openai` client,
@@ -13,10 +14,12 @@ program that started has finished its cleanup.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 from agent_sites import train_marked
+from grpo_run import page_command
 
 pytest.importorskip("agent_openai_loop", reason="pip install examples/agent_openai_loop")
 
@@ -34,7 +37,7 @@ def test_grpo_trains_the_openai_tool_loop_and_cut_off_programs_end(tmp_path: Pat
         {"name": "agent_marked", "seed": 1, "max_calls": 8},  # cut off at --max_turns
     ]
     marked = ("agent_marked", "agent_openai_loop", "CalculatorAgent")
-    run = train_marked(tmp_path, "agent_openai_loop", marked, rows, [ADD], model, MAX_TURNS)
+    run = train_marked(tmp_path, marked, rows, [ADD], model, MAX_TURNS)
     records, marks, run_dir = run.records, run.marks, run.run_dir
     assert len(records) == 4  # 2 steps x 2 completions, one row a step
     names = {record["env"] for record in records}
@@ -57,3 +60,20 @@ def test_grpo_trains_the_openai_tool_loop_and_cut_off_programs_end(tmp_path: Pat
     assert started.count("start 1") == len(by_env["agent_marked"]) == 2
     assert started.count("end 1") == started.count("start 1")  # every cut-off program ended
     assert (run_dir / "completions.jsonl").exists()
+
+
+def test_the_pages_rows_carry_the_tools_the_program_offers(tmp_path: Path) -> None:
+    """The page's `swift-gym dataset agent_openai_loop` (2 rows): each row's program is started
+    once to read the tools of its first call, which the `tools` column then holds."""
+    from agent_openai_loop import ADD
+
+    rows = tmp_path / "agent.jsonl"
+    paths = {"agent.jsonl": str(rows)}
+    command = page_command("agent", ("swift-gym", "dataset"), paths, {"-n": ["2"]})
+    made = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    written = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert [row["env_config"] for row in written] == [
+        {"name": "agent_openai_loop", "seed": seed} for seed in (0, 1)
+    ]
+    assert all(json.loads(row["tools"]) == [ADD] for row in written)

@@ -6,9 +6,11 @@ oracle's FrozenLake episodes with `action_format: tool` on the classic map (`swi
 --agent_template hermes` on them. Its tokenizer (tiny_model's options) has each hermes call of
 `move` as one token, as it has each position line, so 80 steps on 2 cores learn the path. Then:
 
-- a real `swift rlhf` GRPO run from that checkpoint, through the `swift_gym` scheduler: ms-swift's
-  engine parses the model's text into `tool_calls`, the env answers each as a tool, and the
-  trajectory files (SWIFT_GYM_TRAJECTORIES) hold the parsed calls and the results;
+- a real `swift rlhf` GRPO run from that checkpoint, through the `swift_gym` scheduler: the
+  command of docs/training.md ("A tool env"), as the page's list of changes says, on the test's
+  rows of the classic map. ms-swift's engine parses the model's text into `tool_calls`, the env
+  answers each as a tool, and the trajectory files (SWIFT_GYM_TRAJECTORIES) hold the parsed calls
+  and the results;
 - a real `swift deploy --agent_template hermes` of it answers `swift-gym eval --policy openai`
   with `tool_calls`, and the score is what the model earns.
 
@@ -35,7 +37,7 @@ from typing import Any
 import jsonl_records
 import pytest
 from cli_runner import run
-from grpo_run import swift_rlhf
+from grpo_run import page_rlhf
 from swift_deploy import BIN, deployed, environ
 from tiny_model import build_tiny_model
 
@@ -130,14 +132,14 @@ def tool_grpo(oracle_sft: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
                 "tools": tools,
             }
             out.write(json.dumps(row) + "\n")
-    trajectories = {"SWIFT_GYM_TRAJECTORIES": str(root / "trajectories"), "OMP_NUM_THREADS": "2"}
-    run_dir = swift_rlhf(
-        root, dataset, "frozen_lake", MAX_TURNS, trajectories,
-        reward_funcs=("swift_gym_total",), model=oracle_sft,
-        args=("--agent_template", "hermes", "--dataloader_num_workers", "0"),
+    run = page_rlhf(
+        "tools", root, model=oracle_sft, dataset=dataset, max_turns=MAX_TURNS,
+        flags={"--dataloader_num_workers": ["0"]}, env={"OMP_NUM_THREADS": "2"},
     )  # fmt: skip
-    (root / "trajectories").rename(run_dir / "trajectories")
-    return run_dir
+    assert run.argv[run.argv.index("--agent_template") + 1] == "hermes"
+    assert run.trajectories is not None, "the page's command sets no SWIFT_GYM_TRAJECTORIES"
+    run.trajectories.rename(run.run_dir / "trajectories")
+    return run.run_dir
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:

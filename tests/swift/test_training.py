@@ -1,4 +1,6 @@
-"""A real GRPO training run: `swift rlhf` on CPU with FrozenLake, no --external_plugins."""
+"""A real GRPO training run: docs/training.md's FrozenLake command ("GRPO on FrozenLake"), run by
+`swift rlhf` on CPU as the page's list of changes says, no --external_plugins; and the page's
+server-mode trainer command, which needs GPUs, checked by `swift rlhf`'s own argument parser."""
 
 from __future__ import annotations
 
@@ -7,18 +9,32 @@ import subprocess
 import sys
 from pathlib import Path
 
+import doc_commands
 import jsonl_records
 import pytest
-from grpo_run import swift_rlhf
+from grpo_run import page_command, page_rlhf
+from tiny_model import build_tiny_model
 
 INVALID_ACTION_REWARDS = [0.1, 0.2, 0.3, 0.4]
 MAX_TURNS = 3
 
 
+def reward_weights() -> dict[str, float]:
+    """The page's weights by reward column, as ms-swift logs them; the env's total is the
+    column `--use_gym_env` adds (SwiftGymTotal on CPU, after the page's functions)."""
+    command = doc_commands.command("colocate", "swift", "rlhf")
+    names = {"frozen_lake_format": "FrozenLakeFormat"}
+    columns = [names[name] for name in command.value("--reward_funcs") or []] + ["SwiftGymTotal"]
+    weights = [float(weight) for weight in command.value("--reward_weights") or ()]
+    return dict(zip(columns, weights or [1.0] * len(columns), strict=True))
+
+
 @pytest.fixture(scope="module")
 def training_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Train 2 steps; return the run's output folder (logging.jsonl, completions.jsonl), with the
-    trajectories SWIFT_GYM_TRAJECTORIES asked for in its `trajectories` folder."""
+    trajectories SWIFT_GYM_TRAJECTORIES asked for in its `trajectories` folder. The rows are the
+    test's own: each seed prices an invalid reply differently, so each episode's reward says
+    which row it played."""
     root = tmp_path_factory.mktemp("training")
     dataset = root / "frozen_lake.jsonl"
     with dataset.open("w") as out:
@@ -29,11 +45,12 @@ def training_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "env_config": env_config,
             }
             out.write(json.dumps(row) + "\n")
-    trajectories = {"SWIFT_GYM_TRAJECTORIES": str(root / "trajectories")}
-    run_dir = swift_rlhf(root, dataset, "frozen_lake", MAX_TURNS, trajectories)
-    if (root / "trajectories").exists():  # the trajectory test says when it is missing
-        (root / "trajectories").rename(run_dir / "trajectories")
-    return run_dir
+    model = build_tiny_model(root / "model")
+    run = page_rlhf("colocate", root, model=model, dataset=dataset, max_turns=MAX_TURNS)
+    assert run.trajectories is not None, "the page's command sets no SWIFT_GYM_TRAJECTORIES"
+    if run.trajectories.exists():  # the trajectory test says when it is missing
+        run.trajectories.rename(run.run_dir / "trajectories")
+    return run.run_dir
 
 
 def completions_by_step(run_dir: Path) -> dict[int, dict]:
@@ -63,11 +80,12 @@ def test_the_env_reward_is_the_training_reward(training_run: Path) -> None:
         log["global_step/max_steps"]: log for log in logs if "rewards/SwiftGymTotal/mean" in log
     }
     assert sorted(logged) == ["1/2", "2/2"]
+    weights = reward_weights()
     for step, row in steps.items():
         log = logged[f"{step}/2"]
         assert log["rewards/SwiftGymTotal/mean"] == pytest.approx(sum(row["SwiftGymTotal"]) / 2)
         assert log["reward"] == pytest.approx(
-            log["rewards/SwiftGymTotal/mean"] + log["rewards/FrozenLakeFormat/mean"]
+            sum(weight * log[f"rewards/{name}/mean"] for name, weight in weights.items())
         )
 
 
@@ -107,13 +125,13 @@ def test_the_trainer_wrote_every_episode_it_played_with_its_step(training_run: P
 
 
 def test_report_on_the_training_directory_draws_its_learning_curve(training_run: Path) -> None:
+    """The page's `swift-gym report` of the run's trajectories."""
     folder = training_run / "trajectories"
     page = training_run / "report.html"
-    swift_gym = Path(sys.executable).with_name("swift-gym")
-    result = subprocess.run(
-        [str(swift_gym), "report", str(folder), "-o", str(page)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    command = doc_commands.command("colocate", "swift", "rlhf")
+    paths = {command.env["SWIFT_GYM_TRAJECTORIES"]: str(folder), "report.html": str(page)}
+    report = page_command("colocate", ("swift-gym", "report"), paths)
+    result = subprocess.run(report, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "(1 run, 4 episodes)" in result.stderr
     html = page.read_text()
@@ -123,3 +141,25 @@ def test_report_on_the_training_directory_draws_its_learning_curve(training_run:
     assert "<title>all: step 0: 0 (95% CI 0 to " in html
     assert "<title>all: step 1: 0 (95% CI 0 to " in html
     assert html.count('<details class="episode" data-run="A" data-env="frozen_lake"') == 4
+
+
+def test_the_server_mode_trainer_command_is_one_swift_rlhf_takes() -> None:
+    """No CPU runs the page's server-mode trainer (its weights go to the server over NCCL), so
+    ms-swift's own parser of `swift rlhf` reads it: an unknown flag, a value of the wrong type
+    or outside a flag's choices fails here. Its rows are the FrozenLake command's."""
+    from swift.arguments import RLHFArguments
+    from swift.utils.utils import _patch_get_type_hints
+    from transformers import HfArgumentParser
+
+    command = doc_commands.command("server-trainer", "swift", "rlhf")
+    assert command.value("--vllm_mode") == ["server"]
+    assert command.value("--vllm_server_pass_dataset") == ["true"]  # rows carry env_config
+    with _patch_get_type_hints():  # as swift.utils.parse_args builds it
+        parser = HfArgumentParser([RLHFArguments], exit_on_error=False)
+    parsed, unknown = parser.parse_known_args(list(command.argv[2:]))
+    assert unknown == [], f"swift rlhf takes no {unknown}"
+    assert (parsed.rlhf_type, parsed.use_vllm, parsed.vllm_mode) == ("grpo", True, "server")
+    (rows,) = command.value("--dataset") or ()
+    made = doc_commands.command("server-trainer", "swift-gym", "dataset")
+    assert made.value("-o") == [rows]
+    assert made.argv == doc_commands.command("colocate", "swift-gym", "dataset").argv
