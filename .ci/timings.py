@@ -20,6 +20,7 @@ BUDGETS = {
     "lint": 15,
     "swift": 1080,
     "tests": 600,
+    "quickstart": 480,
     "vllm": 300,
     "verifiers": 180,
     "collections": 180,

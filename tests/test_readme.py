@@ -1,10 +1,13 @@
 """The commands the README and the docs show work as written: the README's quick start's first
-line in a copy of the checkout, then, in the venv that line made, the README's tour (whose
-output must still be what the README shows), every line of the "A first look" block of
-docs/getting-started.md and every line of the block of docs/cli.md, in order.
+line in a copy of the checkout (a venv, torch, ms-swift, swift-gym and FrozenLake installed as a
+user installs them, then quickstart.sh's training, with `--quick` added: every stage, a few steps
+each), then, in the venv that line made, the README's tour (whose output must still be what the
+README shows), every line of the "A first look" block of docs/getting-started.md and every line
+of the block of docs/cli.md, in order. Run by tox's `quickstart` env, the only one that installs
+from nothing as the README says (about 5 minutes here, most of it pip).
 
-Only what a test cannot do alone is changed: the OpenAI line points at a scripted server on
-127.0.0.1 instead of port 8000, and `~` is a temporary home. An example that fails (as
+Only what a test cannot do alone is changed: `--quick`, the OpenAI line points at a scripted
+server on 127.0.0.1 instead of port 8000, and `~` is a temporary home. An example that fails (as
 `--mix frozen_lake:3,maze:1` once did, with no `maze` env anywhere) fails here.
 """
 
@@ -22,8 +25,9 @@ from pathlib import Path
 
 import pytest
 
-# pytest-timeout: the quick start's venv and pip installs, as a user runs them: about a minute here
-pytestmark = pytest.mark.timeout(900)
+# pytest-timeout: the quick start's venv, its pip installs of torch and ms-swift as a user runs
+# them and a short training: about 5 minutes here, up to 15 on busy cores
+pytestmark = pytest.mark.timeout(1800)
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -92,7 +96,7 @@ def bash(line: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProce
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1500,
     )
 
 
@@ -132,6 +136,8 @@ def openai_url() -> Iterator[str]:
 def test_the_blocks_are_what_this_test_runs() -> None:
     quick = code_block("## Quick start")
     assert len(quick) == 2, "the quick start is two commands"
+    assert quick[0].endswith("./quickstart.sh"), "the first one trains: --quick is added to it"
+    assert (REPO / "quickstart.sh").stat().st_mode & 0o111, "quickstart.sh is executable"
     assert code_block("## Quick start", GETTING_STARTED) == quick, "the docs show the README's"
     commands = code_block("# The swift-gym command", CLI_PAGE)
     assert any(DEFAULT_URL in line for line in commands)
@@ -158,9 +164,17 @@ def test_readme_commands_run_as_written(tmp_path: Path, openai_url: str) -> None
     debian = (
         [Path("/usr/bin")] if list(Path("/usr/lib").glob("python3*/EXTERNALLY-MANAGED")) else []
     )
-    setup = bash(code_block("## Quick start")[0], clone, clean_env(home, *debian))
+    setup = bash(code_block("## Quick start")[0] + " --quick", clone, clean_env(home, *debian))
     assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
-    assert "success" in setup.stdout.lower(), setup.stdout
+    run = clone / "quickstart-run"
+    for line in ("success rate before GRPO", "success rate after GRPO", f"report: {run}"):
+        assert line in setup.stdout, setup.stdout
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["after"]["episodes"] == summary["before"]["episodes"] == 5
+    assert [c["stage"] for c in summary["commands"]][-2:] == ["eval-after", "report"]
+    assert (run / "report.html").read_text().startswith("<!DOCTYPE html>")
+    played = [line for f in (run / "trajectories").rglob("*.jsonl") for line in f.open()]
+    assert len(played) == 4, "one GRPO rollout of 4 episodes, each kept"
     venv_bin = clone / ".venv" / "bin"
     if debian:
         assert "home = /usr/bin" in (clone / ".venv" / "pyvenv.cfg").read_text()
