@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import EnvUnavailableError, InvalidToolsError, SwiftGymError, printable, short_repr
@@ -107,22 +107,9 @@ def oracle_frame() -> str:
 
 def parse_frame(url: str, text: str | bytes) -> Observation:
     """An observation frame, or raise `ServerError` (an error frame) or `ProtocolError`."""
-    try:
-        frame = loads(text)
-    except TooDeepError as error:
-        raise ProtocolError(f"{url} sent JSON {error}") from None
-    except ValueError as error:
-        raise ProtocolError(f"{url} sent no JSON: {short_repr(text, 80)} ({error})") from None
-    if not isinstance(frame, dict):
-        raise ProtocolError(f"{url} sent {short_repr(frame, 80)}, not a frame object")
-    data = frame.get("data")
-    data = data if isinstance(data, dict) else {}
-    if frame.get("type") == "error":
-        code = data.get("code")
-        message = data.get("message")
-        return _raise(url, code, message)
-    if frame.get("type") != "observation":
-        raise ProtocolError(f"{url} sent a frame of type {short_repr(frame.get('type'), 40)}")
+    kind, data = _frame(url, text)
+    if kind != "observation":
+        raise ProtocolError(f"{url} sent a frame of type {short_repr(kind, 40)}")
     observation = data.get("observation")
     reward = data.get("reward")
     if reward is None:
@@ -198,7 +185,26 @@ def tool_results_of(url: str, observation: Any) -> list[ToolResult]:
     return results
 
 
-def _raise(url: str, code: Any, message: Any) -> Observation:
+def _frame(url: str, text: str | bytes) -> tuple[Any, dict[str, Any]]:
+    """A frame's type and data (`{}` when it has none); raises `ServerError` for an error
+    frame and `ProtocolError` for text that is no frame object, so each parser only checks
+    the type it expects."""
+    try:
+        frame = loads(text)
+    except TooDeepError as error:
+        raise ProtocolError(f"{url} sent JSON {error}") from None
+    except ValueError as error:
+        raise ProtocolError(f"{url} sent no JSON: {short_repr(text, 80)} ({error})") from None
+    if not isinstance(frame, dict):
+        raise ProtocolError(f"{url} sent {short_repr(frame, 80)}, not a frame object")
+    data = frame.get("data")
+    data = data if isinstance(data, dict) else {}
+    if frame.get("type") == "error":
+        _raise(url, data.get("code"), data.get("message"))
+    return frame.get("type"), data
+
+
+def _raise(url: str, code: Any, message: Any) -> NoReturn:
     """A server's words, shown to people: bounded, control characters escaped."""
     raise ServerError(
         url,
@@ -218,22 +224,11 @@ def parse_oracle(url: str, text: str | bytes) -> str | dict[str, Any]:
     """The reply an oracle frame carries: text, or an assistant message (`{"role":
     "assistant", "content": str or null, "tool_calls": [...]}`); raises `ServerError` for an
     error frame, `ProtocolError` for anything else, bounded (`MAX_ORACLE_CHARS`)."""
-    try:
-        frame = loads(text)
-    except TooDeepError as error:
-        raise ProtocolError(f"{url} sent JSON {error}") from None
-    except ValueError as error:
-        raise ProtocolError(f"{url} sent no JSON: {short_repr(text, 80)} ({error})") from None
-    if not isinstance(frame, dict):
-        raise ProtocolError(f"{url} sent {short_repr(frame, 80)}, not a frame object")
-    data = frame.get("data")
-    data = data if isinstance(data, dict) else {}
-    if frame.get("type") == "error":
-        _raise(url, data.get("code"), data.get("message"))
-    if frame.get("type") != "oracle":
+    kind, data = _frame(url, text)
+    if kind != "oracle":
         raise ProtocolError(
             f"{url} answered an oracle request with a frame of type "
-            f"{short_repr(frame.get('type'), 40)}, not oracle"
+            f"{short_repr(kind, 40)}, not oracle"
         )
     reply = data.get("reply")
     size = len(reply) if isinstance(reply, str) else len(dumps(reply))
