@@ -144,6 +144,19 @@ class Session:
     def _metadata(self) -> dict[str, Any]:
         return {"env": self.env_name, "episode_id": self.episode_id, "step_count": self.steps}
 
+    def _playing_env(self) -> Env:
+        """The env of the episode being played; raises `ProtocolError` when there is none to
+        step or ask for an oracle reply (before the first reset, after done, or broken)."""
+        if self.phase == NEW:
+            raise ProtocolError(SESSION_ERROR, "no episode yet: send a reset first")
+        if self.phase == OVER:
+            raise ProtocolError(
+                SESSION_ERROR, "the episode is over (done): send a reset to start the next one"
+            )
+        if self.phase == BROKEN or self.env is None:
+            raise ProtocolError(SESSION_ERROR, f"{self._broken}: send a reset")
+        return self.env
+
     def oracle_served(self) -> bool:
         """Whether an oracle frame is answered in this episode: the operator serves oracles
         and the episode's env defines `oracle_reply` (the `Env` default only raises)."""
@@ -153,23 +166,15 @@ class Session:
         """The episode's env's `oracle_reply()`, as an oracle frame; raises `ProtocolError`
         (not now, none served here, or the env's own failure, which breaks the episode as a
         step's would: its state is unknown)."""
-        if self.phase == NEW:
-            raise ProtocolError(SESSION_ERROR, "no episode yet: send a reset first")
-        if self.phase == OVER:
-            raise ProtocolError(
-                SESSION_ERROR, "the episode is over (done): send a reset to start the next one"
-            )
-        if self.phase == BROKEN or self.env is None:
-            raise ProtocolError(SESSION_ERROR, f"{self._broken}: send a reset")
+        env = self._playing_env()
         name = self.env_name or "?"
         if not self.oracle_served():
             why = (
                 "this server serves no oracle replies (swift-gym serve --no-oracle)"
                 if not self.oracle
-                else f"{type(self.env).__name__} does not define oracle_reply()"
+                else f"{type(env).__name__} does not define oracle_reply()"
             )
             raise ProtocolError(VALIDATION_ERROR, f"env {short_repr(name)} has no oracle: {why}")
-        env = self.env
         self.phase, self._broken = BROKEN, "the episode ended with an env error (answered before)"
         value = await self._call(self._worker_for_call(), env.oracle_reply, "oracle_reply()")
         reply = oracle_answer(value, name)
@@ -232,16 +237,8 @@ class Session:
         )
 
     async def step(self, data: dict[str, Any]) -> str:
-        if self.phase == NEW:
-            raise ProtocolError(SESSION_ERROR, "no episode yet: send a reset first")
-        if self.phase == OVER:
-            raise ProtocolError(
-                SESSION_ERROR, "the episode is over (done): send a reset to start the next one"
-            )
-        if self.phase == BROKEN or self.env is None:
-            raise ProtocolError(SESSION_ERROR, f"{self._broken}: send a reset")
+        env = self._playing_env()
         text, calls = read_action(data)  # a bad action is refused; the episode goes on
-        env = self.env
         self.messages.append(assistant_message(text, calls))
         history = [dict(message) for message in self.messages]  # the env may change its copy
         # until the step has returned something sound
