@@ -41,9 +41,11 @@ def new_record(
     env_config: dict[str, Any],
     policy: str,
     rollout: dict[str, Any] | None = None,
+    status: str | None = None,
 ) -> dict[str, Any]:
     """The record of episode `index` before it is played; `rollout`: which rollout of which
-    seed it is (`EpisodeSpec.rollout_fields`), after its seed."""
+    seed it is (`EpisodeSpec.rollout_fields`), after its seed; `status`: `NOT_PLAYED` for an
+    episode the run stopped before."""
     return {
         "index": index,
         "env": env,
@@ -59,20 +61,9 @@ def new_record(
         "num_turns": 0,
         "total_reward": 0.0,
         "success": False,
-        "status": None,
+        "status": status,
         "error": None,
     }
-
-
-def not_played(
-    index: int,
-    env: str,
-    env_config: dict[str, Any],
-    policy: str,
-    rollout: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The record of an episode the run stopped before."""
-    return {**new_record(index, env, env_config, policy, rollout), "status": NOT_PLAYED}
 
 
 SUMMARY_FIELDS = (

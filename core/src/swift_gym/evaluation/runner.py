@@ -30,7 +30,7 @@ from ..output_files import open_output
 from . import progress
 from .episodes import EpisodeSpec, run_episode
 from .policies import Policy
-from .records import OrderedWriter, not_played
+from .records import NOT_PLAYED, OrderedWriter, new_record
 from .records import slim as slim_record
 
 GRACE = 1.0
@@ -155,8 +155,13 @@ async def run_episodes(
             records = [played[index] for index in sorted(played)]
             if stop.reason is not None:
                 for spec in specs:
-                    record = not_played(
-                        spec.index, spec.env, spec.env_config, policy.name, spec.rollout_fields()
+                    record = new_record(
+                        spec.index,
+                        spec.env,
+                        spec.env_config,
+                        policy.name,
+                        spec.rollout_fields(),
+                        status=NOT_PLAYED,
                     )
                     writer.add(record)
                     records.append(slim_record(record) if slim else record)
