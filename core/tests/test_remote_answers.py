@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("websockets")
-from websockets.asyncio.server import serve
+from websocket_server import ThreadedServer
 
 from swift_gym.remote.env import OpenEnvEnv
 from swift_gym.remote.protocol import ProtocolError, RemoteEnvError, ServerError
@@ -24,7 +24,7 @@ SILENT = None
 RESET = json.dumps({"type": "observation", "data": {"observation": {"text": "start"}}})
 
 
-class ScriptedServer:
+class ScriptedServer(ThreadedServer):
     """Answers the reset with `RESET`, then step i with `script[i]` (raw text, sent as is)."""
 
     def __init__(self, script: list[str | None], reset: str = RESET) -> None:
@@ -37,24 +37,9 @@ class ScriptedServer:
         self.close_received: Any = "connection still open"
         """The client's close frame once the connection ended (None: it hung up without one)."""
         self.ended = threading.Event()
-        self.loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-        self._ready.wait(10)
+        self.start()
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_until_complete(self._serve())
-
-    async def _serve(self) -> None:
-        self._stop = self.loop.create_future()
-        async with serve(self._handle, "127.0.0.1", 0) as server:
-            self.port = server.sockets[0].getsockname()[1]
-            self._ready.set()
-            await self._stop
-
-    async def _handle(self, connection: Any) -> None:
+    async def handle(self, connection: Any) -> None:
         silent = False
         try:
             async for text in connection:
@@ -73,14 +58,6 @@ class ScriptedServer:
         finally:
             self.close_received = connection.protocol.close_rcvd
             self.ended.set()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self._stop.set_result, None)
-        self.thread.join(10)
 
 
 @pytest.fixture()

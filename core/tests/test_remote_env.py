@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("websockets")
-from websockets.asyncio.server import serve
+from websocket_server import ThreadedServer
 
 from swift_gym.errors import EnvUnavailableError, InvalidConfigError
 from swift_gym.remote.env import OpenEnvEnv
@@ -29,7 +29,7 @@ from swift_gym.remote.protocol import (
 from swift_gym.remote.tokens import TOKENS_VARIABLE, TokenSetupError, bearer_headers, parse_tokens
 
 
-class FakeServer:
+class FakeServer(ThreadedServer):
     """Counting game: the reply must be the next number; three right answers end it."""
 
     def __init__(self, garbage: bool = False) -> None:
@@ -37,25 +37,9 @@ class FakeServer:
         self.frames: list[dict[str, Any]] = []
         self.headers: list[str | None] = []
         self.open = 0
-        self.loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._stop: asyncio.Future | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-        self._ready.wait(10)
+        self.start()
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_until_complete(self._serve())
-
-    async def _serve(self) -> None:
-        self._stop = self.loop.create_future()
-        async with serve(self._handle, "127.0.0.1", 0) as server:
-            self.port = server.sockets[0].getsockname()[1]
-            self._ready.set()
-            await self._stop
-
-    async def _handle(self, connection: Any) -> None:
+    async def handle(self, connection: Any) -> None:
         self.headers.append(connection.request.headers.get("Authorization"))
         self.open += 1
         count = None
@@ -91,14 +75,6 @@ class FakeServer:
         return json.dumps({"type": "observation", "data": {
             "observation": observation, "reward": reward, "done": done,
             "metadata": {"server": "fake", "episode_id": f"fake-{text}"}}})  # fmt: skip
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self._stop.set_result, None)
-        self.thread.join(10)
 
 
 @pytest.fixture()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,7 +26,7 @@ from swift_gym.serving.protocol import (
 from swift_gym.serving.sessions import Session, SessionTable
 
 pytest.importorskip("websockets")
-from websockets.asyncio.server import serve
+from websocket_server import ThreadedServer
 
 from swift_gym.remote.env import OpenEnvEnv
 from swift_gym.remote.protocol import MAX_ORACLE_CHARS, NoOracleError
@@ -114,45 +113,25 @@ async def test_an_oracle_not_served_is_refused_and_the_reset_says_so_first(
 RESET = {"type": "observation", "data": {"observation": {"text": "start"}, "metadata": {}}}
 
 
-class OracleServer:
-    """A WebSocket server on 127.0.0.1 in a thread: answers a reset with `reset` and every other
-    frame with the next of `answers` (raw text, sent as is); keeps the frame types it got."""
+class OracleServer(ThreadedServer):
+    """Answers a reset with `reset` and every other frame with the next of `answers` (raw text,
+    sent as is); keeps the frame types it got."""
 
     def __init__(self, reset: dict[str, Any], answers: list[str]) -> None:
         self.reset, self.answers, self.received = json.dumps(reset), list(answers), []
-        self.loop = asyncio.new_event_loop()
-        ready = threading.Event()
+        self.start()
 
-        async def handle(connection: Any) -> None:
-            try:
-                async for text in connection:
-                    kind = json.loads(text)["type"]
-                    self.received.append(kind)
-                    if kind == "reset":
-                        await connection.send(self.reset)
-                    elif kind != "close" and self.answers:
-                        await connection.send(self.answers.pop(0))
-            except Exception:  # the client hung up
-                pass
-
-        async def main() -> None:
-            self._stop = self.loop.create_future()
-            async with serve(handle, "127.0.0.1", 0) as server:
-                self.port = server.sockets[0].getsockname()[1]
-                ready.set()
-                await self._stop
-
-        self.thread = threading.Thread(target=self.loop.run_until_complete, args=(main(),))
-        self.thread.start()
-        ready.wait(10)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self._stop.set_result, None)
-        self.thread.join(10)
+    async def handle(self, connection: Any) -> None:
+        try:
+            async for text in connection:
+                kind = json.loads(text)["type"]
+                self.received.append(kind)
+                if kind == "reset":
+                    await connection.send(self.reset)
+                elif kind != "close" and self.answers:
+                    await connection.send(self.answers.pop(0))
+        except Exception:  # the client hung up
+            pass
 
 
 @pytest.fixture()
