@@ -16,18 +16,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from shipped_envs import shipped_envs
 
 import swift_gym
 from swift_gym import Env, InvalidConfigError, offered_tools
 from swift_gym.registry import default_registry
 
-SHIPPED = {
-    "swift-gym",
-    "swift-gym-frozen-lake",
-    "swift-gym-gymnasium",
-    "swift-gym-reasoning-gym",
-    "swift-gym-textarena",
-}
 NEEDS_A_SERVICE = {"mcp_tools", "openenv"}
 ASKING = {
     # ms-swift's own words and reading have no tool: the tool needs swift-gym's
@@ -41,10 +35,6 @@ DEFAULTS = {
     "reasoning_gym.composite": {"datasets": [{"name": "chain_sum", "weight": 1, "config": {}}]},
 }
 """Envs that have no default episode: the config that plays one."""
-
-
-def shipped() -> list[swift_gym.EnvSpec]:
-    return [spec for spec in swift_gym.list_envs() if spec.distribution in SHIPPED]
 
 
 def asking_for_tools(name: str, cls: type[Env]) -> dict[str, object]:
@@ -69,12 +59,12 @@ async def offered(name: str, **config: object) -> list[str]:
 
 
 def test_every_shipped_env_declares_its_tool_use() -> None:
-    undeclared = [spec.name for spec in shipped() if spec.tool_use is None]
+    undeclared = [spec.name for spec in shipped_envs() if spec.tool_use is None]
     assert not undeclared
-    assert len(shipped()) == 171
+    assert len(shipped_envs()) == 171
 
 
-@pytest.mark.parametrize("name", sorted(spec.name for spec in shipped()))
+@pytest.mark.parametrize("name", sorted(spec.name for spec in shipped_envs()))
 def test_the_declaration_is_what_its_episodes_do(name: str) -> None:
     spec = default_registry().resolve(name)
     cls = default_registry().get_env_class(name)

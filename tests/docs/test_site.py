@@ -21,19 +21,13 @@ from typing import Any
 
 import click
 import pytest
+from shipped_envs import SHIPPED, shipped_envs
 
 import swift_gym
 from swift_gym.cli.app import cli
 from swift_gym.cli.schema_view import field_rows
 
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED = {
-    "swift-gym",
-    "swift-gym-frozen-lake",
-    "swift-gym-gymnasium",
-    "swift-gym-reasoning-gym",
-    "swift-gym-textarena",
-}
 HEADING = re.compile(r'<h([1-6]) id="[^"]*">(.*?)(?:<a class="headerlink"|</h\1>)', re.S)
 SHARED = "Fields every env here takes"
 
@@ -65,10 +59,6 @@ def sections(page: Path) -> list[tuple[str, str]]:
         (html.unescape(re.sub(r"<[^>]+>", "", match.group(2))).strip(), text[match.end() : end])
         for match, end in zip(found, ends, strict=True)
     ]
-
-
-def shipped_envs() -> list[swift_gym.EnvSpec]:
-    return [spec for spec in swift_gym.list_envs() if spec.distribution in SHIPPED]
 
 
 def test_every_shipped_env_has_each_config_field_with_its_description(site: Path) -> None:
