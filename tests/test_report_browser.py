@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -23,25 +22,14 @@ from typing import ClassVar
 
 import pytest
 from cli_runner import run
+from headless_chromium import headless_chromium, need_chromium
 from test_cli_report import training_dir
 from tool_records import tool_record, write_records
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-REQUIRED = os.environ.get("SWIFT_GYM_BROWSER_TESTS") == "required"
 INJECTION = '</pre><script>alert(1)</script><img src=x onerror="alert(2)">'
 
-if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-    if REQUIRED:
-        raise RuntimeError(f"{CHROMIUM} or {CHROMEDRIVER} is missing: apt-get install chromium "
-                           "chromium-driver")  # fmt: skip
-    pytest.skip(
-        "needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)",
-        allow_module_level=True,
-    )
-
-webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.webdriver.chrome.service import Service  # noqa: E402
+need_chromium()
+pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
@@ -89,20 +77,14 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path, list[str]]]:
 
 @pytest.fixture()
 def browser(tmp_path: Path) -> Iterator[object]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--window-size=1300,1400", f"--user-data-dir={tmp_path / 'profile'}",
-    ):  # fmt: skip
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
+    """Chromium at a 1300 x 1400 window, keeping the page's console for the test to read."""
+    with headless_chromium(
+        tmp_path / "profile",
+        (1300, 1400),
+        "--disable-quic",
+        capabilities={"goog:loggingPrefs": {"browser": "ALL"}},
+    ) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def screenshots(fallback: Path) -> Path:

@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 import pytest
+from headless_chromium import headless_chromium
 from shipped_envs import SHIPPED, shipped_envs
 
 import swift_gym
@@ -267,8 +268,6 @@ def test_pictures_say_what_they_show_stay_small_and_fetch_nothing(site: Path) ->
             assert "<script" not in text, name
 
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 FITS = 100
 """Characters of the longest line that fit in a code block at 1280 px: the project's line length.
 The pages looked at in the browser are those with a longer line, which must scroll."""
@@ -276,33 +275,11 @@ The pages looked at in the browser are those with a longer line, which must scro
 
 @pytest.fixture(scope="module")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Debian's Chromium, headless, at a 1280 x 900 window, driven through chromedriver; skipped
-    without it as the report's browser test is, unless SWIFT_GYM_BROWSER_TESTS=required
-    (`.ci/run`), which makes a missing browser a failure."""
-    found = Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()
-    if not found and os.environ.get("SWIFT_GYM_BROWSER_TESTS") == "required":
-        pytest.fail(f"{CHROMIUM} or {CHROMEDRIVER} is missing: apt-get install chromium "
-                    "chromium-driver")  # fmt: skip
-    if not found:
-        pytest.skip("needs Debian's chromium and chromium-driver")
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    options.page_load_strategy = "eager"  # the stylesheets are in; the search index need not be
+    """Chromium at a 1280 x 900 window (`headless_chromium`), for the whole module."""
+    # eager: the stylesheets are in; the search index need not be
     profile = tmp_path_factory.mktemp("profile")
-    for flag in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--window-size=1280,900", f"--user-data-dir={profile}",
-    ):  # fmt: skip
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
+    with headless_chromium(profile, (1280, 900), page_load_strategy="eager") as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture(scope="module")
