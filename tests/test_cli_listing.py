@@ -109,7 +109,7 @@ def test_list_of_100k_envs_is_complete(many: dict[str, str]) -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == 1 + 100_004  # the header, the levels, FrozenLake's two, the core's two
-    assert re.fullmatch(r"level_04242\s+gym-many\s+1\.0\s+levels of a family", lines[4245])
+    assert re.fullmatch(r"level_04242\s+gym-many\s+1\.0\s+opt-in\s+levels of a family", lines[4245])
     assert len(json.loads(run("list", "--json", env=many).stdout)) == 100_004
 
 
