@@ -23,7 +23,7 @@ BUDGETS = {
     "quickstart": 480,
     "vllm": 300,
     "verifiers": 180,
-    "collections": 180,
+    "collections": 210,
     "openenv": 30,
     "openenv03": 30,
     "gymnasium": 30,
