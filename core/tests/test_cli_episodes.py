@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from swift_gym import Env
-from swift_gym.evaluation.episodes import EpisodeSpec, run_episode, succeeded, valid_action
+from swift_gym.episode.status import succeeded, valid_action
+from swift_gym.evaluation.episodes import EpisodeSpec, run_episode
 from swift_gym.evaluation.openai import reply_content
 from swift_gym.evaluation.policies import GENERIC_REPLIES, OraclePolicy, PolicyError, RandomPolicy
 
@@ -86,7 +87,8 @@ async def test_random_policy_draws_from_sample_replies_and_stops_at_max_turns() 
 async def test_random_policy_falls_back_to_generic_replies() -> None:
     rng = random.Random(0)
     replies = {await RandomPolicy().reply(Plain({}), [], rng) for _ in range(200)}
-    assert replies == set(GENERIC_REPLIES)
+    assert {reply.text for reply in replies} == set(GENERIC_REPLIES)
+    assert not any(reply.calls for reply in replies)
 
 
 async def test_oracle_without_oracle_reply_is_a_policy_error() -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from swift_gym.evaluation.records import new_record
+from swift_gym.episode.records import new_record
 from swift_gym.json_text import dumps
 from swift_gym.ms_swift import trajectory_log
 from swift_gym.ms_swift.trajectory_log import (

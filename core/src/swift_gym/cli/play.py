@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from rich.text import Text
 
-from ..evaluation.episodes import parsed_action
+from ..episode.status import parsed_action
 from ..replies import tool_calls
 from ..steps import as_step_result
 from ..tool_turns import call_record, tool_messages

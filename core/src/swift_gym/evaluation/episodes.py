@@ -14,32 +14,28 @@ An env may replace the chat after reset or a step (`Env.rewritten_context`: an a
 that rewrote its history); the policy then replies to exactly those messages.
 
 In an env that offers tools, a reply may hold tool calls: the env's results join the chat as
-tool messages, then its observation as a user message if it has text (`tool_turns`), and the
-turn's record keeps the calls and the results. A text env's episode is played and recorded
-exactly as before tools existed.
+tool messages, and the turn's record keeps the calls and the results. The rules (the checks of
+what the env returned, the chat's layout, the records, the status) are the `episode` room's,
+the same in training, `play` and `serve`.
 """
 
 from __future__ import annotations
 
-import math
 import random
-import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..episode import Episode, Reply, ReplyShapeError, play_turn, rewritten_context
+from ..episode.records import new_record
 from ..errors import EnvUnavailableError, InvalidStepError, short_repr
-from ..steps import as_step_result
-from ..tool_turns import answer_messages, call_record, result_record
 from ..tools import offered_tools
 from . import defaults
 from .errors import PolicyError
-from .policies import reply_message
-from .records import new_record
 from .rollouts import sampling_seed
 
 if TYPE_CHECKING:
-    from ..env import Env, Message
+    from ..env import Env
     from ..registry import Registry
     from .policies import Policy
 
@@ -74,31 +70,6 @@ def episode_rng(spec: EpisodeSpec) -> random.Random:
     return random.Random(f"swift-gym/eval/{spec.index}/{spec.env_config.get('seed')}")
 
 
-def parsed_action(info: Mapping[str, Any]) -> Any:
-    """The action the env read from the reply, if its info says (`action` or `parsed_action`)."""
-    return info.get("action", info.get("parsed_action"))
-
-
-def valid_action(info: Mapping[str, Any]) -> bool | None:
-    """Whether the reply held a valid action: `metrics.valid_action`, else whether `action`
-    is set; None when the env reports neither."""
-    metrics = info.get("metrics")
-    if isinstance(metrics, Mapping) and isinstance(metrics.get("valid_action"), (int, float)):
-        return bool(metrics["valid_action"])
-    if "action" in info or "parsed_action" in info:
-        return parsed_action(info) is not None
-    return None
-
-
-def succeeded(info: Mapping[str, Any], done: bool, total_reward: float) -> bool:
-    """`success` from the last info (or its `metrics`); else: the env ended the episode with
-    some reward earned."""
-    for source in (info, info.get("metrics")):
-        if isinstance(source, Mapping) and isinstance(source.get("success"), (bool, int, float)):
-            return bool(source["success"])
-    return done and total_reward > 0
-
-
 def turn_limit(env: Env, max_turns: int | None) -> int:
     """`max_turns` if given, else the env's natural horizon, else `defaults.MAX_TURNS`."""
     if max_turns is not None:
@@ -112,16 +83,6 @@ def turn_limit(env: Env, max_turns: int | None) -> int:
             "least 1 (or None)"
         )
     return hint
-
-
-class TotalOverflow(ArithmeticError):
-    """The step rewards add up to more than the largest float: no total can be recorded."""
-
-    def __init__(self, turn: int, reward: float):
-        super().__init__(
-            f"step() at turn {turn}: the total reward overflowed (reward {reward:g} brings it "
-            f"beyond {sys.float_info.max:.4g}); the record keeps the total before that turn"
-        )
 
 
 async def run_episode(
@@ -141,10 +102,8 @@ async def run_episode(
     if callable(settings):
         record["policy_settings"] = settings()
     detailed = getattr(policy, "reply_with_details", None)
-    turns: list[dict[str, Any]] = record["turns"]
+    episode = Episode()
     env: Env | None = None
-    info: Mapping[str, Any] = {}
-    done = False
     stage = "building the env"
     try:
         if build is None:
@@ -154,68 +113,36 @@ async def run_episode(
         stage = "the turn limit"
         limit = record["max_turns"] = turn_limit(env, max_turns)
         stage = "reset()"
-        observation, reset_info, system_prompt = await env.reset()
-        record.update(system_prompt=system_prompt, observation=observation, reset_info=reset_info)
+        reset = await env.reset()
         stage = "tools()"
         tools = offered_tools(env)
+        episode.open(reset, tools, rewritten_context(env))
+        record.update(
+            system_prompt=reset[2],  # as the env gave it (None or text)
+            observation=episode.observation,
+            reset_info=episode.reset_info,
+        )
         if tools:
             record["tools"] = list(tools)
-        messages: list[Message] = (
-            [{"role": "system", "content": system_prompt}] if system_prompt else []
-        )
-        messages.append({"role": "user", "content": observation})
-        context = rewritten_context(env)
-        if context is not None:  # an agent program's first call: more than system and user
-            messages[:] = [dict(message) for message in context]
         rng = episode_rng(spec)
-        while not done and len(turns) < limit:
+        while not episode.done and len(episode.turns) < limit:
             stage = "the policy"
             details: dict[str, Any] = {}
             if callable(detailed):
-                reply, details = await detailed(env, messages, rng)
+                value, details = await detailed(env, episode.messages, rng)
             else:
-                reply = await policy.reply(env, messages, rng)
-            text, calls, message = reply_message(reply, "reply()")
-            messages.append(message)
+                value = await policy.reply(env, episode.messages, rng)
+            reply = Reply.of(value, "reply()")
             stage = "step()"
-            value = await env.step(messages)
-            turn: dict[str, Any] = {"turn": len(turns) + 1, "reply": text}
-            tool_results = None
-            if tools or calls:  # the record keeps the calls, and the results in call order
-                result = as_step_result(value, calls if tools else None)
-                observation, reward = result.observation, result.reward
-                done, info = result.done, result.info
-                messages.extend(answer_messages(result, calls))
-                turn["tool_calls"] = [call_record(call) for call in calls]
-                results = {r.tool_call_id: result_record(r) for r in result.tool_results}
-                tool_results = [results[call.id] for call in calls if call.id in results]
-            else:  # a text env: as ms-swift's gym loop plays it
-                observation, reward, done, info = value
-                messages.append({"role": "user", "content": observation})
-            context = None if done else rewritten_context(env)
-            if context is not None:  # an agent program rewrote its history: show exactly it
-                messages[:] = [dict(message) for message in context]
-                tools = offered_tools(env)
-                if tools:
-                    record["tools"] = list(tools)
-            turn.update(
-                action=parsed_action(info),
-                valid_action=valid_action(info),
-                observation=observation,
-            )
-            if tool_results is not None:
-                turn["tool_results"] = tool_results
-            turn.update(reward=reward, done=bool(done), info=info, **details)
-            turns.append(turn)
-            total = record["total_reward"] + float(reward)
-            if math.isinf(total) and math.isfinite(float(reward)):
-                raise TotalOverflow(len(turns), float(reward))
-            record["total_reward"] = total
-    except InvalidStepError as error:  # what step() returned: the message names it
+            turn = await play_turn(episode, env, reply)
+            if turn.context is not None and episode.tools:
+                record["tools"] = list(episode.tools)
+            turn.record.update(details)
+            record["turns"] = episode.turns
+            record["total_reward"] = episode.total_reward
+    except InvalidStepError as error:  # what reset() or step() returned: the message names it
         record.update(status="error", error=str(error))
-    except TotalOverflow as error:
-        record.update(status="error", error=str(error))
-    except PolicyError as error:
+    except (ReplyShapeError, PolicyError) as error:
         record.update(status="error", error=f"policy {policy.name}: {error}")
     except Exception as error:  # an env bug ends this episode only, with the reason
         record.update(status="error", error=f"{stage} raised {type(error).__name__}: {error}")
@@ -229,23 +156,9 @@ async def run_episode(
                 record["error"] = (
                     record["error"] or f"close() raised {type(error).__name__}: {error}"
                 )
-    record["num_turns"] = len(turns)
+    record["turns"] = episode.turns
+    record["num_turns"] = len(episode.turns)
     if record["status"] is None:
-        record["status"] = final_status(info, done)
-        record["success"] = succeeded(info, done, record["total_reward"])
+        record["status"] = episode.status()
+        record["success"] = episode.succeeded()
     return record
-
-
-def rewritten_context(env: Any) -> list[Message] | None:
-    """The chat `env` replaced after its reset or last step (`Env.rewritten_context`)."""
-    method = getattr(env, "rewritten_context", None)
-    return method() if callable(method) else None
-
-
-def final_status(info: Mapping[str, Any], done: bool) -> str:
-    """An episode's status from its last info: the env's `status` (else "done") when the env
-    ended it, "max_turns" when the turn limit did. Training trajectories use the same rule."""
-    if not done:
-        return "max_turns"
-    status = info.get("status")
-    return status if isinstance(status, str) and status else "done"

@@ -2,7 +2,8 @@
 
 A policy gets the env (for optional methods such as `oracle_reply`), the chat so far (what a
 model sees) and the episode's own RNG, and returns the reply: its text, or an assistant message
-dict holding tool calls (OpenAI's shape, `Reply`), which `reply_message` checks. A policy that
+dict holding tool calls (OpenAI's shape), or an `episode.Reply`; the runner reads it once into a
+`Reply` (`as_reply`). A policy that
 cannot answer raises `PolicyError`: that episode ends with status "error", and the run goes on.
 A policy that can no longer answer at all (its endpoint is down) says so in `stop_reason()`,
 and the runner starts no new episode. `as_policy` turns what `evaluate(policy=...)` accepts
@@ -13,14 +14,12 @@ from __future__ import annotations
 
 import inspect
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import short_repr
-from ..replies import content_text, tool_calls
+from ..episode import Reply, ReplyShapeError
 from ..tool_samples import garbage_calls, valid_call
-from ..tool_turns import assistant_message
-from ..tools import ToolCall, offered_tools
+from ..tools import offered_tools
 from .errors import EvaluationError, PolicyError
 
 if TYPE_CHECKING:
@@ -39,38 +38,18 @@ GENERIC_REPLIES: tuple[str, ...] = (
 """What `random` picks from for envs without `sample_replies()`: the `<action>` tags of
 grid envs such as FrozenLake, and replies no env should accept (to exercise invalid actions)."""
 
-Reply = str | dict[str, Any]
-"""A reply: its text, or an assistant message `{"role": "assistant", "content": str,
-"tool_calls": [{"id", "type": "function", "function": {"name", "arguments": str}}]}`."""
 VALID_CALL_SHARE = 0.5
 """How often `random` makes a valid call in a tool env without `sample_replies()`; the other
 draws are garbage calls (unknown tool, arguments not JSON or not matching) or prose."""
 
 
-def reply_message(reply: Any, who: str) -> tuple[str, list[ToolCall], dict[str, Any]]:
-    """A policy's `reply` as (its text, its tool calls, the assistant message the env steps
-    on). Raises PolicyError, naming `who`, when it is neither text nor an assistant message."""
-    if isinstance(reply, str):
-        return reply, [], {"role": "assistant", "content": reply}
-    if not isinstance(reply, Mapping):
-        raise PolicyError(
-            f"{who} returned {type(reply).__name__}, not str or an assistant message dict"
-        )
-    role = reply.get("role", "assistant")
-    content = reply.get("content")
-    raw_calls = reply.get("tool_calls")
-    problem = None
-    if role != "assistant":
-        problem = f"its role is {short_repr(role, 40)}, not 'assistant'"
-    elif content is not None and not isinstance(content, (str, list)):
-        problem = f"its content is {type(content).__name__}, not str"
-    elif raw_calls is not None and not isinstance(raw_calls, (list, tuple)):
-        problem = f"its tool_calls is {type(raw_calls).__name__}, not a list"
-    if problem is not None:
-        raise PolicyError(f"{who} returned a message that is no assistant reply: {problem}")
-    calls = tool_calls(reply)
-    text = content_text(content)
-    return text, calls, assistant_message(text, calls)
+def as_reply(value: Any, who: str) -> Reply:
+    """A policy's reply (text, an assistant message, or a `Reply`) as the typed `Reply`, read
+    once. Raises PolicyError, naming `who`, when it is none of these."""
+    try:
+        return Reply.of(value, who)
+    except ReplyShapeError as error:
+        raise PolicyError(str(error)) from None
 
 
 class Policy(Protocol):
@@ -125,19 +104,19 @@ class RandomPolicy(_Local):
         remote = getattr(env, "sample_replies_async", None)  # an env played elsewhere (Ray)
         choices = tuple(await remote() if callable(remote) else env.sample_replies())
         if choices:
-            return rng.choice(choices)  # type: ignore[no-any-return]
+            return as_reply(rng.choice(choices), "sample_replies()")
         tools = offered_tools(env)
         if not tools:
-            return rng.choice(GENERIC_REPLIES)
+            return Reply(rng.choice(GENERIC_REPLIES))
         call_id = f"call_{rng.getrandbits(32):08x}"
         call = valid_call(tools, rng, call_id) if rng.random() < VALID_CALL_SHARE else None
         if call is None:
             garbage = [*garbage_calls(tools).values(), None]
             call = rng.choice(garbage)
             if call is None:
-                return rng.choice(GENERIC_REPLIES)
+                return Reply(rng.choice(GENERIC_REPLIES))
             call = {**call, "id": call_id}
-        return {"role": "assistant", "content": "", "tool_calls": [call]}
+        return as_reply({"role": "assistant", "content": "", "tool_calls": [call]}, self.name)
 
 
 class OraclePolicy(_Local):
@@ -171,8 +150,7 @@ class OraclePolicy(_Local):
             raise PolicyError(f"{type(env).__name__} has no oracle: {error}") from None
         except Exception as error:
             raise PolicyError(f"oracle_reply() raised {type(error).__name__}: {error}") from None
-        reply_message(reply, "oracle_reply()")  # raises PolicyError for a wrong shape
-        return reply  # type: ignore[no-any-return]
+        return as_reply(reply, "oracle_reply()")
 
 
 class CallablePolicy(_Local):
@@ -194,8 +172,7 @@ class CallablePolicy(_Local):
         reply = self.function(list(messages), env)
         if inspect.isawaitable(reply):
             reply = await reply
-        reply_message(reply, self.name)  # raises PolicyError for a wrong shape
-        return reply  # type: ignore[no-any-return]
+        return as_reply(reply, self.name)
 
 
 BUILTIN_POLICIES = ("random", "oracle")

@@ -35,37 +35,6 @@ NOT_PLAYED = "not_played"
 """The status of an episode the run never started: not a result, not counted in the stats."""
 
 
-def new_record(
-    index: int,
-    env: str,
-    env_config: dict[str, Any],
-    policy: str,
-    rollout: dict[str, Any] | None = None,
-    status: str | None = None,
-) -> dict[str, Any]:
-    """The record of episode `index` before it is played; `rollout`: which rollout of which
-    seed it is (`EpisodeSpec.rollout_fields`), after its seed; `status`: `NOT_PLAYED` for an
-    episode the run stopped before."""
-    return {
-        "index": index,
-        "env": env,
-        "seed": env_config.get("seed"),
-        **(rollout or {}),
-        "env_config": env_config,
-        "policy": policy,
-        "max_turns": None,
-        "system_prompt": None,
-        "observation": None,
-        "reset_info": None,
-        "turns": [],
-        "num_turns": 0,
-        "total_reward": 0.0,
-        "success": False,
-        "status": status,
-        "error": None,
-    }
-
-
 SUMMARY_FIELDS = (
     "index", "env", "seed", "task", "rollout", "policy", "max_turns", "total_reward",
     "num_turns", "success", "status", "error", "training",

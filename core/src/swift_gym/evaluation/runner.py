@@ -25,12 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..episode.records import new_record
 from ..errors import printable
 from ..output_files import open_output
 from . import progress
 from .episodes import EpisodeSpec, run_episode
 from .policies import Policy
-from .records import NOT_PLAYED, OrderedWriter, new_record
+from .records import NOT_PLAYED, OrderedWriter
 from .records import slim as slim_record
 
 GRACE = 1.0

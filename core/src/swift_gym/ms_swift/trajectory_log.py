@@ -36,10 +36,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .. import json_text
+from ..episode.records import new_record
 
 # The evaluation engine's rules, so a training record means what an eval record means.
-from ..evaluation.episodes import final_status, parsed_action, succeeded, valid_action
-from ..evaluation.records import new_record
+from ..episode.status import final_status, parsed_action, succeeded, valid_action
 
 logger = logging.getLogger("swift_gym")
 
