@@ -38,7 +38,10 @@ def step(ws: Any, message: str) -> dict[str, Any]:
     [
         ("raises", "step() raised 'RuntimeError: the env broke on boom"),
         ("exits", "SystemExit: it called sys.exit(3)"),
-        ("wrong_shape", "step() returned ('only', 'three', 'things')"),
+        (
+            "wrong_shape",
+            "step() must return (observation, reward, done, info) or a StepResult, got ('only', 'three', 'things')",
+        ),
         ("cancels", "CancelledError, raised by the env itself"),
     ],
 )

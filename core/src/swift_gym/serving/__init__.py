@@ -5,8 +5,8 @@ nothing here is imported by `import swift_gym`. The rooms, bottom up: `protocol`
 pure), `worker` (a thread with its own loop, and the cheap hop to it), `placement` (where each
 session's env runs, `--isolation`: by default its own thread, so one env's slow step blocks no
 other, or the server's loop for an env that declares it never blocks), `catalogue` (which env
-and config a reset asks for, checked as a dataset row), `env_results` (what an env returned,
-checked), `sessions` (one connection's episodes, the capacity), `schemas`, `app` (the routes),
+and config a reset asks for, checked as a dataset row), `sessions` (one connection's episodes,
+played through `episode.Episode`; the capacity), `schemas`, `app` (the routes),
 `connections` (the handshake deadline and the connection cap under the descriptor limit) and
 `server` (uvicorn on a bound socket). `cli/serve.py` only parses options and calls `serve`.
 """

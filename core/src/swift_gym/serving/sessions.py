@@ -3,13 +3,10 @@
 A session never resets on its own: a step before the first reset, or after the episode ended
 (done) or broke (the env raised or hung), is answered with an error frame that says to reset.
 Each reset builds a fresh env from the reset's env_config, where the server's isolation puts
-it (`placement`: the session's own thread by default), and the session keeps the conversation
-that `Env.step` receives, as ms-swift's gym scheduler does: system prompt, first observation,
-then each reply and observation. In an env that offers tools (or a reply that calls some), the
-reply is an assistant message with its `tool_calls`, and the env's answer a tool message per
-result, in call order, then its text as a user message if it has any, as `swift-gym eval` plays
-it (`tool_turns`); its results must answer the calls one to one (`as_step_result`), else the
-step is the env's error. An env that replaces the chat (`Env.rewritten_context`: an agent
+it (`placement`: the session's own thread by default), and plays it as an `episode.Episode`:
+the chat `Env.step` receives, the checks of what the env returned (a broken rule is the env's
+EXECUTION_ERROR, with the check's own text) and the layout of tool turns are the same as in
+training and `swift-gym eval`. An env that replaces the chat (`Env.rewritten_context`: an agent
 program that summarised its history or changed its tools) has it replaced here too, and the
 answer carries the whole chat (`messages`) and the tools offered now, for the client to show.
 
@@ -33,21 +30,12 @@ import contextlib
 import inspect
 import time
 import uuid
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidConfigError, short_repr
+from ..episode import Episode, Reply, ReplyShapeError, replaces_chat, rewritten_context, tools_of
+from ..errors import InvalidConfigError, InvalidStepError, short_repr
 from ..plugins import describe_error
-from ..replies import tool_calls
-from ..steps import StepResult
-from ..tool_turns import answer_messages, assistant_message, in_call_order
-from .env_results import (
-    context_of,
-    replaces_chat,
-    reset_result,
-    step_result,
-    tool_step_result,
-    tools_of,
-)
 from .placement import Placement
 from .protocol import (
     CAPACITY_REACHED,
@@ -70,6 +58,20 @@ if TYPE_CHECKING:
     from .placement import Runner
 
 NEW, PLAYING, OVER, BROKEN = "new", "playing", "over", "broken"
+
+
+@contextlib.contextmanager
+def env_errors(name: str | None) -> Iterator[None]:
+    """What the env returned broke a rule (`episode.checks`): an EXECUTION_ERROR naming the
+    env, with the check's own text, never a frame a client cannot read."""
+    try:
+        yield
+    except InvalidStepError as error:
+        raise ProtocolError(
+            EXECUTION_ERROR, f"env {short_repr(name or '?')}: {error}; send a reset to start again"
+        ) from None
+
+
 CLOSE_TIMEOUT = 5.0
 """Seconds an env's close() gets before its worker is left to end on its own."""
 
@@ -101,9 +103,8 @@ class Session:
         self.episodes = 0
         """Resets that started an episode, for the log."""
         self.total_steps = 0
-        self.messages: list[Message] = []
-        self.tools: ToolSet | None = None
-        """The tools the episode's env offers (None or empty: a text env)."""
+        self.episode = Episode()
+        """The episode being played: its chat (what `Env.step` receives), tools and turns."""
         self.handling = False
         """A frame is being handled: the session is not idle, whatever the clock says."""
         self.last_active = time.monotonic()
@@ -185,8 +186,7 @@ class Session:
         await self._drop_env()
         self.phase, self._broken = BROKEN, "the last reset failed (answered before)"
         self.steps = 0
-        self.messages = []
-        self.tools = None
+        self.episode = Episode()
         # Checking the reset, building the env, its reset() and its tools() are one call on the
         # worker: each call is a round trip between threads, the dearest part of a short reset.
         opened: dict[str, Any] = {"doing": "checking the reset"}
@@ -203,7 +203,7 @@ class Session:
             opened["doing"] = "tools()"
             tools = tools_of(env)
             opened["doing"] = "rewritten_context()"
-            return result, tools, context_of(env) if replaces_chat(env) else None
+            return result, tools, rewritten_context(env)
 
         kind = self.placement.kind(self.catalogue.requested_env(data))
         try:
@@ -216,22 +216,19 @@ class Session:
                 self.env_name, self.env_config = got["name"], got["env_config"]
                 self.episode_id = got["episode_id"] or uuid.uuid4().hex
             self.env = got.get("env")
-        observation, info, system_prompt = reset_result(result, self.env_name or "?")
-        if system_prompt:
-            self.messages.append({"role": "system", "content": system_prompt})
-        self.messages.append({"role": "user", "content": observation})
-        if context is not None:  # the program's first call is more than system and user
-            self.messages = context
-        self.tools = tools
+        episode = self.episode
+        with env_errors(self.env_name):
+            episode.open(result, tools, context)
+        context = episode.messages if context is not None else None
         self.phase = PLAYING
         self.episodes += 1
         return observation_frame(
-            observation,
+            episode.observation,
             None,
             False,
-            info,
+            episode.reset_info,
             {**self._metadata(), "oracle": self.oracle_served()},
-            system_prompt=system_prompt,
+            system_prompt=episode.system_prompt,
             tools=tools.copy() if tools else None,
             messages=context,
         )
@@ -239,8 +236,7 @@ class Session:
     async def step(self, data: dict[str, Any]) -> str:
         env = self._playing_env()
         text, calls = read_action(data)  # a bad action is refused; the episode goes on
-        self.messages.append(assistant_message(text, calls))
-        history = [dict(message) for message in self.messages]  # the env may change its copy
+        history = self.episode.send(Reply(text, tuple(calls)))
         # until the step has returned something sound
         self.phase, self._broken = BROKEN, "the episode ended with an env error (answered before)"
         worker = self._worker_for_call()
@@ -251,41 +247,33 @@ class Session:
             async def play() -> tuple[Any, list[Message] | None, ToolSet | None]:
                 value = env.step(history)
                 value = (await value) if inspect.isawaitable(value) else value
-                context = context_of(env)
+                context = rewritten_context(env)
                 return value, context, None if context is None else tools_of(env)
 
             value, context, tools = await self._call(worker, play, "step()")
         else:  # the usual case, with no coroutine around the step's
             value = await self._call(worker, lambda: env.step(history), "step()")
-        name = self.env_name or "?"
+        with env_errors(self.env_name):
+            turn = self.episode.take(value, context, tools)
+        step = turn.step
         tool_results = None
-        if self.tools or calls or isinstance(value, StepResult):  # a tool turn
-            observation, reward, done, info, answers = tool_step_result(
-                value, calls if self.tools else None, name
-            )
-            results = in_call_order(answers.tool_results, calls)
-            tool_results = [result_fields(result) for result in results]
-            self.messages.extend(answer_messages(answers, calls))
-        else:
-            observation, reward, done, info = step_result(value, name)
-            self.messages.append({"role": "user", "content": observation})
+        if "tool_results" in turn.record:  # a tool turn
+            tool_results = [result_fields(result) for result in turn.results]
         self.steps += 1
         self.total_steps += 1
-        self.phase = OVER if done else PLAYING
-        if done:  # closed once the answer is out (`answered`), with its own CLOSE_TIMEOUT
+        self.phase = OVER if step.done else PLAYING
+        if step.done:  # closed once the answer is out (`answered`), with its own CLOSE_TIMEOUT
             self.env, self._to_close = None, env
-            context = None
-        if context is not None:  # the env replaced the chat: the client shows exactly it
-            self.messages, self.tools = context, tools
+        tools = self.episode.tools
         return observation_frame(
-            observation,
-            reward,
-            done,
-            info,
+            step.observation,
+            step.reward,
+            step.done,
+            step.info,
             self._metadata(),
             tool_results=tool_results,
-            messages=context,
-            tools=None if context is None else (tools.copy() if tools else []),
+            messages=None if turn.context is None else self.episode.messages,
+            tools=None if turn.context is None else (tools.copy() if tools else []),
         )
 
     def answered(self) -> None:
@@ -452,11 +440,11 @@ def oracle_answer(value: Any, name: str) -> str | dict[str, Any]:
     travels); raises `ProtocolError` for anything else."""
     if isinstance(value, str):
         return value
-    if isinstance(value, dict) and value.get("role", "assistant") == "assistant":
-        content = value.get("content")
-        calls = value.get("tool_calls")
-        if (content is None or isinstance(content, str)) and isinstance(calls, (list, type(None))):
-            return assistant_message(content or "", tool_calls({"tool_calls": calls or []}))
+    if isinstance(value, dict):
+        try:
+            return Reply.of(value).message()
+        except ReplyShapeError:
+            pass
     raise ProtocolError(
         EXECUTION_ERROR,
         f"env {short_repr(name)}: oracle_reply() returned {short_repr(value, 80)}, not text or "
