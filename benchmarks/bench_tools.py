@@ -6,13 +6,13 @@ text to parsed, checked arguments (`ToolSet.check`).
 
 One enum: against two baselines run in the same rounds: `json.loads` alone (the floor: any
 check parses), and the `jsonschema` library (Draft 2020-12, validator built once) on the same
-parse, when it is installed, which is the choice `swift_gym.tool_schema` made against. Calls
+parse, when it is installed, which is the choice `swift_gym.tools.schema` made against. Calls
 alternate between a valid one and one that fails on the enum (so error messages are paid half
 the time); every side must reach the same verdicts, checked before timing.
 
-The worst schemas: what `ToolSet` lets through is bounded by `tool_schema.MAX_SCHEMA_SIZE`
-(subschemas and enum values per tool), a call by `tools.MAX_ARGUMENT_CHARS`, and one check by
-`tool_schema.WORK_LIMIT` steps. Each case below is a schema at the size limit and arguments at
+The worst schemas: what `ToolSet` lets through is bounded by `tools.schema.MAX_SCHEMA_SIZE`
+(subschemas and enum values per tool), a call by `toolset.MAX_ARGUMENT_CHARS`, and one check by
+`tools.schema.WORK_LIMIT` steps. Each case below is a schema at the size limit and arguments at
 the length limit built to cost the most per step (issue 34's attacks), with text that also sends
 the parse down its slower paths (a `\\u` escape and 309 digits in a row: the surrogate walk and
 the decoder that checks each integer); `json.loads` of the same text is the baseline. Before timing,
@@ -30,8 +30,8 @@ from typing import Any
 from bench_timing import goal, interleaved, median, ratio_row, write_json
 
 from swift_gym import ToolCall, ToolResult, ToolSet
-from swift_gym.tool_schema import MAX_SCHEMA_SIZE, WORK_LIMIT
-from swift_gym.tools import MAX_ARGUMENT_CHARS
+from swift_gym.tools.schema import MAX_SCHEMA_SIZE, WORK_LIMIT
+from swift_gym.tools.toolset import MAX_ARGUMENT_CHARS
 
 GOAL_US = 20.0
 WORST_GOAL_MS = 50.0
@@ -197,7 +197,7 @@ def measure(calls: int, repeats: int, worst_calls: int) -> dict[str, Any]:
                 f"< {WORST_GOAL_MS:g} ms per call, the worst schema an env can list",
                 f"{worst_ms:.1f} ms",
                 worst_ms < WORST_GOAL_MS,
-                "the check stops at tool_schema.WORK_LIMIT steps; this machine runs them slower",
+                "the check stops at tools.schema.WORK_LIMIT steps; this machine runs them slower",
             ),
         ],
     }

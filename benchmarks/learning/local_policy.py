@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from swift_gym import ToolCall
-from swift_gym.tool_turns import assistant_message
+from swift_gym.tools.turns import assistant_message
 
 
 class LocalPolicy:

@@ -125,7 +125,7 @@ def corpus(episodes: int = 300, tools: bool = False) -> list[str]:
 
 def move_message(direction: str) -> dict:
     """An assistant message calling `move` with `direction` (OpenAI's shape)."""
-    from swift_gym.choice_tool import message
+    from swift_gym.tools.choice import message
 
     return message("", [("call_0", "move", json.dumps({"direction": direction}))])
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from swift_gym import StepResult, as_step_result, tool_calls
-from swift_gym.choice_tool import NO_CALL, ChoiceTool, message
+from swift_gym.tools.choice import NO_CALL, ChoiceTool, message
 
 MOVE = ChoiceTool("move", "direction", "Move.", choices=("up", "down"))
 GUESS = ChoiceTool("guess", "number", "Guess.", bounds=(1, 20))
@@ -96,7 +96,7 @@ def test_a_valid_call_read_again_gives_the_same_choice_and_invalid_ones_stay_ref
 ) -> None:
     """`read` remembers the value of each valid call text (the check is a pure function of the
     tool name and the arguments); a refused call is checked again every time."""
-    import swift_gym.choice_tool as choice_tool
+    import swift_gym.tools.choice as choice_tool
 
     tool = ChoiceTool("move", "direction", "Move.", choices=("up", "down"))
     valid = [message("", [("c1", "move", '{"direction": "up"}')])]

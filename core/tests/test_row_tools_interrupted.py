@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 from swift_gym.registry import default_registry
-from swift_gym.row_tools import RowTools
+from swift_gym.tools.for_rows import RowTools
 
 
 def test_a_signal_before_reset_starts_leaves_no_unawaited_coroutine_or_pending_task(

@@ -1,4 +1,4 @@
-"""`swift_gym.tool_samples`: arguments drawn from a tool's schema match it; garbage calls don't."""
+"""`swift_gym.tools.samples`: arguments drawn from a tool's schema match it; garbage calls don't."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 import pytest
 
 from swift_gym import ToolCall, ToolResult, ToolSet
-from swift_gym.tool_samples import garbage_calls, random_arguments, valid_call
+from swift_gym.tools.samples import garbage_calls, random_arguments, valid_call
 
 
 def tool(name: str, parameters: dict) -> dict:

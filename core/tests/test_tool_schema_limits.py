@@ -13,8 +13,9 @@ import json
 
 import pytest
 
-from swift_gym import InvalidToolsError, ToolCall, ToolResult, ToolSet, tool_schema
-from swift_gym.tool_schema import MAX_SCHEMA_SIZE, WORK_LIMIT, compile_schema, describe
+from swift_gym import InvalidToolsError, ToolCall, ToolResult, ToolSet
+from swift_gym.tools import schema as tool_schema
+from swift_gym.tools.schema import MAX_SCHEMA_SIZE, WORK_LIMIT, compile_schema, describe
 
 
 def tool(parameters: dict, name: str = "f") -> dict:

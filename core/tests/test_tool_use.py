@@ -14,7 +14,7 @@ import pytest
 
 from swift_gym import Env
 from swift_gym.registry import Registry
-from swift_gym.tool_use import TAKES_TOOLS, TOOL_USES
+from swift_gym.tools.use import TAKES_TOOLS, TOOL_USES
 
 pytestmark = pytest.mark.usefixtures("clean_plugin_env")
 

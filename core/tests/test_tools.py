@@ -23,8 +23,8 @@ from swift_gym import (
     as_step_result,
     offered_tools,
 )
-from swift_gym.tool_schema import SchemaError, compile_schema, describe
-from swift_gym.tools import MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH, MAX_TOOLS
+from swift_gym.tools.schema import SchemaError, compile_schema, describe
+from swift_gym.tools.toolset import MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH, MAX_TOOLS
 
 WEATHER = {
     "type": "function",

@@ -42,7 +42,7 @@ from swift_deploy import BIN, deployed, environ
 from tiny_model import build_tiny_model
 
 import swift_gym
-from swift_gym.tool_turns import assistant_message
+from swift_gym.tools.turns import assistant_message
 
 # pytest-timeout: swift sft, swift rlhf and swift deploy in its fixtures: 1.6 minutes here
 pytestmark = pytest.mark.timeout(900)

@@ -4,7 +4,7 @@ Attributes load on first use (PEP 562), so `import swift_gym` costs a few millis
 pydantic, pluggy and the entry-point scan are paid only by the code that needs them.
 
 The rooms, bottom up: the contract (`env`, `config`, `json_config`, `errors`; for tools
-`tools`, `tool_schema`, `steps`, and `replies` to read a reply), the hooks and
+`tools` (a package), `steps`, and `replies` to read a reply), the hooks and
 registries (`hookspecs`, `plugins`, `registry` for envs, `rewards` for reward functions), shared
 plumbing (`rows`, `json_text`, `output_files`), the library parts (`evaluation`: `evaluate(...)`;
 `testing`: the conformance kit; `sandbox`: model code run in isolation), and the two faces on
@@ -36,10 +36,10 @@ _EXPORTS = {
     "make": "registry",
     "reply_text": "replies",
     "tool_calls": "replies",
-    "ToolCall": "tools",
-    "ToolResult": "tools",
-    "ToolSet": "tools",
-    "offered_tools": "tools",
+    "ToolCall": "tools.toolset",
+    "ToolResult": "tools.toolset",
+    "ToolSet": "tools.toolset",
+    "offered_tools": "tools.toolset",
     "InvalidToolsError": "errors",
     "StepResult": "steps",
     "as_step_result": "steps",
@@ -108,7 +108,7 @@ if TYPE_CHECKING:
     from .registry import EnvSpec, get_env_class, list_envs, make
     from .replies import reply_text, tool_calls
     from .steps import StepResult, as_step_result
-    from .tools import ToolCall, ToolResult, ToolSet, offered_tools
+    from .tools.toolset import ToolCall, ToolResult, ToolSet, offered_tools
 
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)

@@ -47,7 +47,7 @@ class Env(ABC):
     tool_use: ClassVar[str | None] = None
     """Whether the env gives the model tools: "always", "opt-in" (when its config asks, as
     FrozenLake's `action_format: tool`), "varies" (whatever the env or program it plays offers)
-    or "no" (see `swift_gym.tool_use`). `swift-gym list` shows it and `--tools` filters by it
+    or "no" (see `swift_gym.tools.use`). `swift-gym list` shows it and `--tools` filters by it
     without importing the env: for a `swift_gym.envs` entry point, write it as a literal in the
     class's own body (it is read from the source); a hook plugin passes it to `register`."""
     ray_resources: ClassVar[Mapping[str, float]] = {"CPU": 1}

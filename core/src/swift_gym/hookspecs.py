@@ -61,7 +61,7 @@ def swift_gym_register_envs(register: RegisterEnv) -> None:
     envs, or envs made from data files, call it in a loop. Names may hold letters, digits, "_",
     "-" and "." but no ":" (that separates `distribution:name` when two packages clash).
     `tool_use` declares whether the env gives the model tools: "always", "opt-in" (when its
-    config asks), "varies" (whatever the env it plays offers) or "no" (see `swift_gym.tool_use`);
+    config asks), "varies" (whatever the env it plays offers) or "no" (see `swift_gym.tools.use`);
     `swift-gym list` shows it and `--tools` filters by it without importing the env.
     """
 

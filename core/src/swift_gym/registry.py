@@ -31,8 +31,8 @@ from .plugins import (
     load_plugins,
     normalize_distribution,
 )
-from .tool_use import TAKES_TOOLS, TOOL_USES
-from .tool_use import problem as tool_use_problem
+from .tools.use import TAKES_TOOLS, TOOL_USES
+from .tools.use import problem as tool_use_problem
 
 if TYPE_CHECKING:
     from .env import Env

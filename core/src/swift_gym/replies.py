@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .tools import ToolCall
+from .tools.toolset import ToolCall
 
 MAX_TOOL_CALLS = 64
 """Calls of one reply read at most; later ones are dropped (and get no result)."""

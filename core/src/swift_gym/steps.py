@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InvalidStepError, printable, short_repr
-from .tools import ToolCall, ToolResult
+from .tools.toolset import ToolCall, ToolResult
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..replies import content_text, tool_calls
-from ..tools import ToolCall, ToolResult, ToolSet
+from ..tools.toolset import ToolCall, ToolResult, ToolSet
 
 UNANSWERED = "the agent program did not answer this call"
 

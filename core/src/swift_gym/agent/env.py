@@ -34,8 +34,8 @@ from ..env import Env, Message
 from ..remote import background
 from ..replies import reply_text, tool_calls
 from ..steps import StepResult
-from ..tool_turns import assistant_message, call_messages
-from ..tools import ToolCall, ToolResult, ToolSet
+from ..tools.toolset import ToolCall, ToolResult, ToolSet
+from ..tools.turns import assistant_message, call_messages
 from .context import first_turn, next_turn
 from .result import AgentProgramError, AgentResult, read_result
 

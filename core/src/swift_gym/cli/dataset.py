@@ -19,8 +19,8 @@ from ..config import SEED_MAX
 from ..json_text import dumps
 from ..output_files import describe, open_output
 from ..plugins import Terminated, describe_error
-from ..row_tools import RowTools
 from ..rows import RowChecker
+from ..tools.for_rows import RowTools
 from .console import stderr
 from .envs import check_base_config
 from .errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, CommandError

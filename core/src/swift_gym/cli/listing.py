@@ -10,7 +10,7 @@ import click
 from rich.text import Text
 
 from ..install_hints import ENV_PACKAGE_HINT
-from ..tool_use import UNDECLARED
+from ..tools.use import UNDECLARED
 from . import visible
 from .columns import column_lines, wrap
 from .console import print_json, stderr, stdout

@@ -30,8 +30,8 @@ from rich.text import Text
 from ..episode.status import parsed_action
 from ..replies import tool_calls
 from ..steps import as_step_result
-from ..tool_turns import call_record, tool_messages
-from ..tools import ToolResult, offered_tools
+from ..tools.toolset import ToolResult, offered_tools
+from ..tools.turns import call_record, tool_messages
 from . import visible
 from .call_lines import HELP, CallLineError, help_text, is_help, typed_reply
 from .console import stdout

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import InvalidStepError, printable, short_repr
 from ..steps import StepResult
-from ..tools import ToolCall, ToolResult
+from ..tools.toolset import ToolCall, ToolResult
 
 STEP_SHAPE = "(observation, reward, done, info) or a StepResult"
 RESET_SHAPE = "(observation, info, system_prompt)"

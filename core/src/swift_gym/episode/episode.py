@@ -23,8 +23,8 @@ from typing import Any
 from ..env import Env
 from ..errors import InvalidStepError, short_repr
 from ..steps import StepResult
-from ..tool_turns import call_record, in_call_order, result_record
-from ..tools import ToolResult, ToolSet, offered_tools
+from ..tools.toolset import ToolResult, ToolSet, offered_tools
+from ..tools.turns import call_record, in_call_order, result_record
 from .checks import checked_reset, checked_step
 from .layout import Message, answer_messages
 from .records import turn_record

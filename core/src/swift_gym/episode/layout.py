@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..steps import StepResult
-from ..tool_turns import in_call_order, tool_messages
-from ..tools import ToolCall
+from ..tools.toolset import ToolCall
+from ..tools.turns import in_call_order, tool_messages
 
 Message = dict[str, Any]
 

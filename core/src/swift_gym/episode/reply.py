@@ -14,8 +14,8 @@ from typing import Any
 
 from ..errors import SwiftGymError, short_repr
 from ..replies import content_text, tool_calls
-from ..tool_turns import assistant_message
-from ..tools import ToolCall
+from ..tools.toolset import ToolCall
+from ..tools.turns import assistant_message
 from .layout import Message
 
 

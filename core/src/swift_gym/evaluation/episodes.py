@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..episode import Episode, Reply, ReplyShapeError, play_turn, rewritten_context
 from ..episode.records import new_record
 from ..errors import EnvUnavailableError, InvalidStepError, short_repr
-from ..tools import offered_tools
+from ..tools.toolset import offered_tools
 from . import defaults
 from .errors import PolicyError
 from .rollouts import sampling_seed

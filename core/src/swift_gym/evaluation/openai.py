@@ -31,8 +31,8 @@ import httpx
 from ..errors import short_repr
 from ..json_text import dumps as json_dumps
 from ..replies import tool_calls
-from ..tool_turns import assistant_message
-from ..tools import ToolCall, offered_tools
+from ..tools.toolset import ToolCall, offered_tools
+from ..tools.turns import assistant_message
 from . import defaults, progress
 from .errors import EndpointError, EndpointSetupError, PolicyError
 

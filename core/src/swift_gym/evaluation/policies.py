@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..episode import Reply, ReplyShapeError
-from ..tool_samples import garbage_calls, valid_call
-from ..tools import offered_tools
+from ..tools.samples import garbage_calls, valid_call
+from ..tools.toolset import offered_tools
 from .errors import EvaluationError, PolicyError
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ class _Local:
 class RandomPolicy(_Local):
     """Each turn, a uniform draw from the env's `sample_replies()` (texts or messages with tool
     calls); else, in a tool env, a call made up from the tools' schemas (`VALID_CALL_SHARE`)
-    or a garbage one (`tool_samples`); else one of `GENERIC_REPLIES`."""
+    or a garbage one (`tools.samples`); else one of `GENERIC_REPLIES`."""
 
     name = "random"
 

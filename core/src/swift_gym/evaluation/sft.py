@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import short_repr
-from ..tools import ToolCall
+from ..tools.toolset import ToolCall
 from .records import NOT_PLAYED
 
 FAILED = "error"

@@ -24,7 +24,7 @@ from ..config import EnvConfig
 from ..env import Env
 from ..replies import reply_text, tool_calls
 from ..steps import StepResult
-from ..tools import ToolResult
+from ..tools.toolset import ToolResult
 from .servers import NAME, ServerSpec
 from .toolbox import MCPTools
 

@@ -38,14 +38,14 @@ from ..env import Env
 from ..ray.placement import process_placement
 from ..replies import tool_calls
 from ..steps import StepResult, as_step_result
-from ..tool_turns import (
+from ..tools.toolset import ToolCall, ToolResult, offered_tools
+from ..tools.turns import (
     call_messages,
     call_record,
     in_call_order,
     result_record,
     tool_messages,
 )
-from ..tools import ToolCall, ToolResult, offered_tools
 from .context_room import ContextRoom, Fit, added_tokens
 from .contexts import replacement
 from .factories import drive

@@ -34,8 +34,8 @@ from ..env import Env, Message
 from ..errors import short_repr
 from ..replies import reply_text, tool_calls
 from ..steps import StepResult
-from ..tool_turns import call_messages
-from ..tools import ToolSet
+from ..tools.toolset import ToolSet
+from ..tools.turns import call_messages
 from . import background
 from .config import OpenEnvConfig
 from .protocol import (

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import EnvUnavailableError, InvalidToolsError, SwiftGymError, printable, short_repr
 from ..json_text import TooDeepError, dumps, loads
-from ..tools import ToolResult, ToolSet
+from ..tools.toolset import ToolResult, ToolSet
 
 MAX_CODE_CHARS = 100
 """An error frame's code is shown up to this many characters (OpenEnv's codes: ~20)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tools import ToolCall, ToolResult, ToolSet, function_tool
+from ..tools.toolset import ToolCall, ToolResult, ToolSet, function_tool
 from .limits import SandboxLimits
 from .results import CallResult
 from .session import MAX_CODE_CHARS, Session

@@ -35,7 +35,7 @@ from typing import Any
 from .. import json_text
 from ..errors import short_repr
 from ..replies import MAX_TOOL_CALLS, tool_calls
-from ..tools import ToolCall, ToolResult
+from ..tools.toolset import ToolCall, ToolResult
 
 INVALID_JSON = "INVALID_JSON"
 """The frame is no JSON object, nests too deep, or is too big."""

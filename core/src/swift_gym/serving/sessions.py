@@ -53,7 +53,7 @@ from .worker import CallTimeout
 
 if TYPE_CHECKING:
     from ..env import Env, Message
-    from ..tools import ToolSet
+    from ..tools.toolset import ToolSet
     from .catalogue import EnvCatalogue
     from .placement import Runner
 

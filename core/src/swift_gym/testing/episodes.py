@@ -17,7 +17,7 @@ from ..env import Env, Message
 from ..errors import short_repr
 from ..replies import tool_calls
 from ..steps import StepResult
-from ..tool_turns import answer_messages
+from ..tools.turns import answer_messages
 from .replies import GARBAGE_REPLIES, Script, as_message, reply_label
 from .results import is_step_result, reset_problems, step_problems, tools_problems
 from .timing import timed_call

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import InvalidStepError, InvalidToolsError, short_repr
 from ..steps import StepResult, check_tool_results
-from ..tools import ToolCall, offered_tools
+from ..tools.toolset import ToolCall, offered_tools
 
 Problem = tuple[str, str]
 

@@ -4,7 +4,7 @@ Per config: one recorded episode as given (when it has no seed), one per seed, t
 episodes again on fresh instances (determinism) and all of them interleaved on one loop
 (isolation), every garbage reply on a fresh instance, and `close()` where it is easy to get
 wrong. An env that offers tools also gets, each on a fresh instance right after reset, a call to
-every tool with arguments drawn from its schema and each garbage call (`tool_samples`); such
+every tool with arguments drawn from its schema and each garbage call (`tools.samples`); such
 calls are mixed into its episodes' replies too.
 "Recorded" runs check every result; the comparison runs only keep transcripts, so a
 broken rule is reported once.
@@ -23,8 +23,8 @@ from typing import Any
 
 from ..env import Env, Message
 from ..steps import StepResult
-from ..tool_samples import TRIES, call_message, garbage_calls, garbage_kind, random_arguments
-from ..tools import ToolSet, offered_tools
+from ..tools.samples import TRIES, call_message, garbage_calls, garbage_kind, random_arguments
+from ..tools.toolset import ToolSet, offered_tools
 from .blocking_calls import blocking_calls, declares_never_blocks
 from .episodes import Episode, Recorder, close_env, env_samples, first_difference
 from .options import CheckOptions

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .replies import tool_calls
-from .tool_turns import assistant_message
-from .tools import ToolCall, ToolResult, ToolSet, function_tool
+from ..replies import tool_calls
+from .toolset import ToolCall, ToolResult, ToolSet, function_tool
+from .turns import assistant_message
 
 NO_CALL = "the reply calls no tool"
 CACHED_CALLS = 1024

@@ -17,11 +17,11 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .env import Env
-from .tools import offered_tools
+from ..env import Env
+from .toolset import offered_tools
 
 if TYPE_CHECKING:
-    from .registry import Registry
+    from ..registry import Registry
 
 
 class RowTools:

@@ -16,8 +16,8 @@ import random
 import string
 from typing import Any
 
-from .tool_turns import call_messages
-from .tools import ToolCall, ToolResult, ToolSet
+from .toolset import ToolCall, ToolResult, ToolSet
+from .turns import call_messages
 
 TRIES = 20
 """Draws per call before a tool's parameters count as impossible to match."""

@@ -28,7 +28,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .errors import did_you_mean, printable, short_repr
+from ..errors import did_you_mean, printable, short_repr
 
 MAX_SCHEMA_DEPTH = 32
 """Schemas nested deeper than this are refused: no tool needs it, and compiling recurses."""
@@ -178,7 +178,7 @@ def _compile(schema: Any, where: str, depth: int, size: list[int]) -> _Node:
             close = did_you_mean(str(key), KEYWORDS)
             hint = f"; did you mean {close!r}?" if close else ""
             raise SchemaError(
-                where, f"{short_repr(key)} is not supported{hint} (see swift_gym.tool_schema)"
+                where, f"{short_repr(key)} is not supported{hint} (see swift_gym.tools.schema)"
             )
     checks: list[_Check] = []
     if "type" in schema:

@@ -2,7 +2,7 @@
 
 An env that offers tools returns OpenAI function-tool schemas from `Env.tools()`. They are checked
 once, when offered (`ToolSet`, `offered_tools`): names unique and of the form OpenAI accepts,
-parameters a JSON Schema object of the subset `tool_schema` understands. Each call the model
+parameters a JSON Schema object of the subset `tools.schema` understands. Each call the model
 makes (`ToolCall`, read by `swift_gym.tool_calls`) is then checked by `ToolSet.check`, which
 returns the parsed arguments, or a `ToolResult` error that tells the model what to fix: the
 model's mistakes are part of the episode, never an exception out of the env.
@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InvalidToolsError, did_you_mean, printable, short_repr
-from .json_text import deeper_than
-from .tool_schema import SchemaError, compile_schema, describe, is_too_costly
+from ..errors import InvalidToolsError, did_you_mean, printable, short_repr
+from ..json_text import deeper_than
+from .schema import SchemaError, compile_schema, describe, is_too_costly
 
 MAX_TOOLS = 128
 """Tools one env offers at most (OpenAI's limit per request)."""
@@ -139,7 +139,7 @@ class ToolSet(list[dict[str, Any]]):
     def check(self, call: ToolCall) -> dict[str, Any] | ToolResult:
         """The call's arguments, parsed and matching its tool's schema; else an error result
         (`is_error`) saying what to fix. Never raises: bounded work whatever the model wrote
-        (`tool_schema.WORK_LIMIT` steps at most)."""
+        (`schema.WORK_LIMIT` steps at most)."""
         checker = self._checkers.get(call.name)
         if checker is None:
             return ToolResult.error(call, self._unknown(call.name))

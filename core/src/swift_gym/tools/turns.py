@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .steps import StepResult
-from .tools import ToolCall, ToolResult
+from ..steps import StepResult
+from .toolset import ToolCall, ToolResult
 
 
 def call_messages(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:

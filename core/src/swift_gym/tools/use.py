@@ -13,7 +13,7 @@ env; tests/collections checks each shipped env's against what its episodes offer
 
 from __future__ import annotations
 
-from .errors import short_repr
+from ..errors import short_repr
 
 TOOL_USES: dict[str, str] = {
     "always": "offers tools in every episode",

@@ -19,7 +19,7 @@ from typing import Any
 
 from swift_gym import ToolCall, ToolResult
 from swift_gym.sandbox import PythonTool, SandboxLimits
-from swift_gym.tool_turns import assistant_message
+from swift_gym.tools.turns import assistant_message
 
 ORACLE_CALL_ID = "call_oracle_{}"
 

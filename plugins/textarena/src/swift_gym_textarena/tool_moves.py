@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from swift_gym.choice_tool import ChoiceTool
+from swift_gym.tools.choice import ChoiceTool
 
 DIRECTIONS = ("up", "down", "left", "right")
 
