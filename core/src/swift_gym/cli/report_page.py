@@ -491,7 +491,7 @@ def render_report(runs: Sequence[Run], episodes_shown: int = 300) -> str:
     compared = (
         f"<p>Each run is compared with run {escape(runs[0].label)}: a difference is "
         "<span class='sig'>significant</span> when its 95% interval leaves out 0 (success "
-        "rates: Newcombe's interval from the Wilson intervals; mean rewards: Welch's). "
+        "rates: Newcombe's interval from the Wilson intervals; mean rewards: Welch's t). "
         "Nothing corrects for comparing many envs or runs at once.</p>"
         if len(runs) > 1
         else ""
@@ -513,9 +513,10 @@ def render_report(runs: Sequence[Run], episodes_shown: int = 300) -> str:
 {compared}
 {_scale_warning(runs)}
 <div class="table">{_summary_table(runs, summaries, ranges)}</div>
-<p class="note">Success-rate intervals are Wilson's. Mean-reward intervals are the normal
-approximation cut to the rewards seen (no env declares the range of its rewards, so the
-least and greatest seen stand for it); a difference's, to where those ranges allow.</p>
+<p class="note">Success-rate intervals are Wilson's. Mean-reward intervals are Student's t
+(n &minus; 1 degrees of freedom) cut to the rewards seen (no env declares the range of its
+rewards, so the least and greatest seen stand for it); a difference's, to where those ranges
+allow.</p>
 <h2>Per env</h2>
 <div class="table">{_per_env_table(runs)}</div>
 <h2>Learning curves</h2>
