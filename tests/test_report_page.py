@@ -44,7 +44,7 @@ def write(path: Path, records: list[dict[str, object]]) -> Path:
 def page(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Run A: frozen_lake (rewards 0 or 1; statuses goal, hole, slipped) and counting (rewards
     0 to 100: another scale). Run B: frozen_lake only, its own status `wandered` more common
-    than `slipped`, one goal in 40 (a normal interval of its mean reaches below 0)."""
+    than `slipped`, one goal in 40 (the t interval of its mean reaches below 0)."""
     folder = tmp_path_factory.mktemp("page")
     a = [record(k, "frozen_lake", k, ("goal", "hole", "slipped")[k % 3], float(k % 3 == 0))
          for k in range(30)]  # fmt: skip
@@ -188,7 +188,7 @@ def test_reward_intervals_stay_inside_the_rewards_seen(page: str) -> None:
     a_low, a_high = interval(cells[1])
     b_low, b_high = interval(cells[2])
     assert 0 <= a_low <= a_high <= 100
-    assert 0 <= b_low <= b_high <= 1  # one goal in 40: the normal interval reached -0.02
+    assert 0 <= b_low <= b_high <= 1  # one goal in 40: the interval of the mean reached below 0
     d_low, d_high = interval(cells[3])
     assert 0 - 100 <= d_low <= d_high <= 1 - 0  # B - A: within min B - max A, max B - min A
 

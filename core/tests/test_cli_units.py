@@ -72,7 +72,8 @@ def test_mean_ci_and_wilson_interval() -> None:
     mean, low, high = mean_ci([0.0, 1.0, 0.0, 1.0])
     assert mean == 0.5
     assert low < 0.5 < high
-    assert high - mean == pytest.approx(1.96 * math.sqrt(1 / 3) / 2, rel=1e-3)
+    # Student's t with 3 degrees of freedom (scipy.stats.t.ppf(0.975, 3)), not the normal 1.96
+    assert high - mean == pytest.approx(3.1824463052837078 * math.sqrt(1 / 3) / 2, rel=1e-12)
     assert mean_ci([2.0]) == (2.0, 2.0, 2.0)
     assert all(math.isnan(x) for x in mean_ci([]))
     low, high = wilson_ci(50, 50)

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from swift_gym.cli.console import print_json
 from swift_gym.evaluation import EvalResult
-from swift_gym.evaluation.stats import Z95, json_safe, mean, mean_ci, summarize, wilson_ci
+from swift_gym.evaluation.stats import json_safe, mean, mean_ci, summarize, t95, wilson_ci
+from swift_gym.evaluation.student_t import t_quantile
 from swift_gym.evaluation.training import training_place
 
 HUGE = 1e308
@@ -35,7 +36,7 @@ def test_an_interval_beyond_the_largest_float_is_unbounded() -> None:
     assert mean_ci([HUGE, -HUGE]) == (0.0, -math.inf, math.inf)
     centre, low, high = mean_ci([1e200, -1e200])
     assert centre == 0.0
-    assert high == -low == pytest.approx(Z95 * 1e200)
+    assert high == -low == pytest.approx(12.706204736174694 * 1e200)  # t, 1 degree of freedom
 
 
 @given(st.lists(finite, min_size=1, max_size=50))
@@ -51,7 +52,7 @@ def test_scaling_keeps_the_plain_formula_where_it_does_not_overflow(values: list
     n = len(values)
     plain = math.fsum(values) / n
     deviation = math.fsum((value - plain) ** 2 for value in values) / (n - 1)
-    half = Z95 * math.sqrt(deviation / n)
+    half = t95(n) * math.sqrt(deviation / n)
     assert mean_ci(values) == pytest.approx((plain, plain - half, plain + half), rel=1e-12)
     assert mean_ci(values)[0] == pytest.approx(statistics.fmean(values), rel=1e-12, abs=1e-300)
 
@@ -159,9 +160,9 @@ def test_a_training_place_out_of_range_is_unknown(
 
 
 def test_a_mean_rewards_interval_stays_within_the_rewards_seen() -> None:
-    """Rare wins of a 0/1 reward: the normal interval reaches below 0 (eval printed -0.011 where
-    the report, which clips, printed 0.000); a mean cannot leave the rewards' range, so both
-    print the clipped interval, and comparisons use the unclipped standard error."""
+    """Rare wins of a 0/1 reward: the interval of the mean reaches below 0 (eval printed -0.011
+    where the report, which clips, printed 0.000); a mean cannot leave the rewards' range, so
+    both print the clipped interval, and comparisons use the unclipped standard error."""
     from swift_gym.evaluation.compare import mean_difference
 
     records = [{"total_reward": 1.0 if i == 0 else 0.0, "status": "ok"} for i in range(40)]
@@ -169,8 +170,10 @@ def test_a_mean_rewards_interval_stays_within_the_rewards_seen() -> None:
     low, high = summary["mean_reward_ci95"]
     assert low == 0.0 and 0.025 < high < 0.08
     se = summary["mean_reward_se"]
-    assert high - summary["mean_reward"] == pytest.approx(Z95 * se)  # the unclipped side
+    assert high - summary["mean_reward"] == pytest.approx(t95(40) * se)  # the unclipped side
     other = summarize([{"total_reward": 1.0, "status": "ok"}] * 2 + records[2:])
     diff = mean_difference(summary, other)
-    half = Z95 * (se**2 + other["mean_reward_se"] ** 2) ** 0.5
+    v1, v2 = se**2, other["mean_reward_se"] ** 2
+    freedom = (v1 + v2) ** 2 / (v1**2 / 39 + v2**2 / 39)  # Welch-Satterthwaite
+    half = t_quantile(0.975, freedom) * (v1 + v2) ** 0.5
     assert diff.high - diff.difference == pytest.approx(half)

@@ -1,14 +1,14 @@
 """How two runs differ, and whether the difference is more than chance.
 
 Built on the intervals every summary already carries (`stats`): a success rate's 95% Wilson
-interval and a mean reward's 95% normal interval.
+interval and a mean reward's 95% Student's t interval with its standard error.
 
 - Success rates: Newcombe's hybrid score interval of the difference of two independent rates
   (his method 10), made from the two Wilson intervals. Unlike "do the intervals overlap", which
   misses real differences, it has close to 95% coverage, and unlike the plain Wald interval it
   stays sensible near 0 and 1.
-- Mean rewards: Welch's interval of a difference of means, each standard error read off the
-  interval (its half-width over z), normal approximation.
+- Mean rewards: Welch's interval of a difference of means: the summaries' standard errors, and
+  Student's t with the Welch-Satterthwaite degrees of freedom (a few episodes a side widen it).
 
 A difference is significant when its 95% interval leaves out 0. With several runs each is
 compared with the first (the baseline); nothing corrects for the number of comparisons.
@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .stats import Z95
+from .stats import t95
+from .student_t import t_quantile
 
 
 @dataclass(frozen=True)
@@ -66,14 +67,20 @@ def rate_difference(baseline: Mapping[str, Any], other: Mapping[str, Any]) -> Di
 
 
 def mean_difference(baseline: Mapping[str, Any], other: Mapping[str, Any]) -> Difference:
-    """Mean reward of `other` minus `baseline`: Welch, from the intervals' half-widths."""
+    """Mean reward of `other` minus `baseline`: Welch's t interval, from the standard errors."""
     m1, m2 = baseline["mean_reward"], other["mean_reward"]
     d = m2 - m1
     if baseline["episodes"] < 2 or other["episodes"] < 2:
         return Difference("mean reward", m1, m2, d, math.nan, math.nan)
-    se1 = _standard_error(baseline)
-    se2 = _standard_error(other)
-    half = Z95 * math.sqrt(se1**2 + se2**2)
+    n1, n2 = baseline["episodes"], other["episodes"]
+    v1, v2 = _standard_error(baseline) ** 2, _standard_error(other) ** 2
+    total = v1 + v2
+    if math.isfinite(total) and total > 0:  # the weights keep huge variances from overflowing
+        w1, w2 = v1 / total, v2 / total
+        freedom = 1 / (w1**2 / (n1 - 1) + w2**2 / (n2 - 1))  # Welch-Satterthwaite
+        half = t_quantile(0.975, freedom) * math.sqrt(total)
+    else:  # 0: no reward varied on either side; inf or NaN: an error beyond the floats
+        half = math.sqrt(total)
     return Difference("mean reward", m1, m2, d, d - half, d + half)
 
 
@@ -88,7 +95,7 @@ def _standard_error(summary: Mapping[str, Any]) -> float:
     if summary.get("mean_reward_se") is not None:
         return float(summary["mean_reward_se"])
     low, high = summary["mean_reward_ci95"]
-    return (high - low) / (2 * Z95)
+    return (high - low) / (2 * t95(summary["episodes"]))
 
 
 def _none(value: float) -> float | None:

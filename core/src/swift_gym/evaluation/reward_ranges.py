@@ -4,7 +4,7 @@ a mean that adds up rewards of different scales.
 No env declares the range of its rewards (the Env protocol has no such field, and a record
 carries none), so the range used is the one the records show: the least and the greatest total
 reward of the env's played episodes. An interval of a mean is clipped to it (a mean of rewards
-cannot leave their range; a normal interval of a few rare wins reaches below the least reward),
+cannot leave their range; the interval of a few rare wins' mean reaches below the least reward),
 and the interval of a difference of two means to [least of one - greatest of the other, ...].
 A range seen is at most the range possible, so a clipped interval can be narrower than one
 made with the true range; it never holds a value no reward seen allows.
