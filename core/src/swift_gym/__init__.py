@@ -9,7 +9,7 @@ registries (`hookspecs`, `plugins`, `registry` for envs, `rewards` for reward fu
 plumbing (`rows`, `json_text`, `output_files`), the library parts (`evaluation`: `evaluate(...)`;
 `testing`: the conformance kit; `sandbox`: model code run in isolation), and the two faces on
 top (`ms_swift` adapters, the `cli` command). Nothing below imports anything above
-(core/tests/test_layers.py checks it).
+(import-linter's contracts in the repository's pyproject.toml, run by `tox -e lint`).
 """
 
 from __future__ import annotations
