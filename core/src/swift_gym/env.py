@@ -59,6 +59,7 @@ class Env(ABC):
     More than one suits envs that mostly wait or compute briefly."""
 
     def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
+        raw: dict[str, Any] | None
         if isinstance(env_config, EnvConfig):
             raw = env_config.model_dump(exclude_unset=True)
         else:

@@ -35,7 +35,7 @@ class EnvNames(Sequence[str]):
     def __len__(self) -> int:
         return len(self._names)
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:  # type: ignore[override]
         return self._names[index]
 
     def __repr__(self) -> str:

@@ -108,7 +108,7 @@ def _values(level: int) -> Any:
     )
 
 
-JsonObject = Annotated[
+JsonObject = Annotated[  # type: ignore[valid-type]  # built at run time: see _values
     dict[_Key, _values(2)],  # type: ignore[misc]
     Field(max_length=KEYS),
     BeforeValidator(_bounded),

@@ -63,7 +63,7 @@ def loads(data: str | bytes) -> Any:
     """`json.loads`, refusing (TooDeepError) nesting deeper than `MAX_DEPTH`, reading lone
     surrogates as `dumps` writes them (see the module docstring)."""
     separator = None
-    if (b"\\uD" if isinstance(data, bytes) else "\\uD") in data:
+    if (b"\\uD" in data) if isinstance(data, bytes) else ("\\uD" in data):
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         if _SPLIT_PAIR.search(text):
             separator = _unused_character(text)

@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Literal, TextIO
 
 from .errors import OutputError
 
@@ -107,7 +107,7 @@ def open_output(path: Path | str, atomic: bool = True) -> Iterator[IO[str]]:
 
 
 @contextmanager
-def _stream(path: Path) -> Iterator[IO[str]]:
+def _stream(path: Path) -> Iterator[TextIO]:
     """Stdout, or what `path` names opened to write into (appending: a `>>` redirect stays one).
 
     Opened before anything is written, so a FIFO's reader that waits gets an end of file,
@@ -125,7 +125,7 @@ def _stream(path: Path) -> Iterator[IO[str]]:
 
 
 @contextmanager
-def _opened(path: Path, mode: str) -> Iterator[IO[str]]:
+def _opened(path: Path, mode: Literal["a", "w"]) -> Iterator[TextIO]:
     try:
         file = open(path, mode, encoding="utf-8", errors=_ERRORS)  # noqa: SIM115
     except OSError as error:

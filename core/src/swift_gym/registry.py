@@ -7,6 +7,7 @@ registered entries: a name from a dataset row is looked up, never imported, so
 
 from __future__ import annotations
 
+import builtins
 import functools
 import importlib
 import logging
@@ -110,7 +111,9 @@ def _summary(distribution: str) -> str | None:
     from importlib.metadata import PackageNotFoundError, metadata
 
     try:
-        return metadata(distribution).get("Summary")
+        # email.message.Message's get; typeshed's PackageMetadata names it from Python 3.12 on
+        summary: str | None = metadata(distribution).get("Summary")  # type: ignore[attr-defined]
+        return summary
     except PackageNotFoundError:
         return None
 
@@ -205,7 +208,7 @@ class Registry:
         specs = [spec for entries in self._by_name.values() for spec in entries]
         return sorted(specs, key=lambda spec: (spec.name, spec.distribution or ""))
 
-    def names(self) -> list[str]:
+    def names(self) -> builtins.list[str]:  # `list` here is the method above
         """Names a user can type: bare where unique, `distribution:name` where two clash."""
         return list(self._env_names())
 
@@ -263,6 +266,7 @@ class Registry:
 
     def make(self, name_or_env_config: str | Mapping[str, Any], /, **overrides: Any) -> Env:
         """A new env with a validated config, from a name or a dataset row's env_config."""
+        name: Any  # a row's value: get_env_class refuses one that names no env
         if isinstance(name_or_env_config, str):
             name, env_config = name_or_env_config, dict(overrides)
         elif isinstance(name_or_env_config, Mapping):

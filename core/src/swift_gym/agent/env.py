@@ -68,7 +68,7 @@ class AgentEnv(Env):
         self._tools: ToolSet = ToolSet([])
         self._raw_tools: Any = None
         self._context: list[Message] | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[..., Any] | None = None
 
     @abstractmethod
     async def run(self, client: openai.AsyncOpenAI) -> float | AgentResult:

@@ -20,6 +20,8 @@ from .options import json_option
 from .schema_view import field_rows
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..plugins import PluginInfo
 
 
@@ -103,7 +105,7 @@ def list_envs(
     out = stdout()
     if group:
         headers: tuple[str, ...] = ("distribution", "version", "envs", "names")
-        rows = _groups(specs)
+        rows: Sequence[tuple[str, ...]] = _groups(specs)
     else:
         headers = ("name", "distribution", "version", "tools", "description")
         rows = [
@@ -220,8 +222,8 @@ def info(name: str, schema: bool, as_json: bool) -> None:
     source = f"{spec.distribution} {spec.version}" if spec.distribution else spec.plugin
     out.print(Text.assemble((spec.name, "bold"), f"  from {source}  ({spec.target})"))
     if details["description"]:
-        for line in wrap(details["description"], out.width):
-            out.print(Text(line))
+        for text in wrap(details["description"], out.width):
+            out.print(Text(text))
     oracle = "yes" if details["oracle_policy"] else "no (the env does not define oracle_reply)"
     out.print(f"policies: random, openai; oracle: {oracle}")
     out.print(Text("\nenv_config fields", style="bold underline"))

@@ -107,11 +107,11 @@ def _bounds(fragment: dict[str, Any]) -> str:
         ("length", "minLength", "maxLength"),
         ("items", "minItems", "maxItems"),
     ):
-        low, high = fragment.get(low_key), fragment.get(high_key)
-        if low is not None and high is not None:
-            parts.append(f"{what} {low}..{high}")
-        elif high is not None:
-            parts.append(f"{what} <= {high}")
-        elif low is not None:
-            parts.append(f"{what} >= {low}")
+        least, most = fragment.get(low_key), fragment.get(high_key)
+        if least is not None and most is not None:
+            parts.append(f"{what} {least}..{most}")
+        elif most is not None:
+            parts.append(f"{what} <= {most}")
+        elif least is not None:
+            parts.append(f"{what} >= {least}")
     return ", ".join(parts)

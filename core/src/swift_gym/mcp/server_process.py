@@ -82,15 +82,18 @@ def pid_namespaces() -> str | None:
     why: servers then run in a process group of their own)."""
     path = shutil.which("bwrap")
     if path is None:
-        return _refused("bubblewrap (bwrap) is not installed")
+        _refused("bubblewrap (bwrap) is not installed")
+        return None
     probe = [path, *_NAMESPACE, "--", sys.executable, "-I", "-S", "-c", ""]
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=30, env={})
     except (OSError, subprocess.TimeoutExpired) as error:
-        return _refused(f"{path} cannot run: {error}")
+        _refused(f"{path} cannot run: {error}")
+        return None
     if done.returncode != 0:
         said = done.stderr.strip()[-300:] or f"exit status {done.returncode}"
-        return _refused(f"{path} cannot make a PID namespace here ({said})")
+        _refused(f"{path} cannot make a PID namespace here ({said})")
+        return None
     return path
 
 

@@ -47,7 +47,7 @@ class MCPTools:
         self.errors = 0
         self._connections: list[ServerConnection] = []
         self._routes: dict[str, tuple[ServerConnection, str]] = {}
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[..., Any] | None = None
 
     @classmethod
     def pick(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,6 +125,7 @@ def forwarded_environ() -> tuple[tuple[str, str], ...]:
     from ..remote.tokens import TOKENS_VARIABLE, TokenSetupError, parse_tokens
 
     names = [name for name in FORWARDED if name in os.environ]
+    named: Iterable[str]
     try:
         named = parse_tokens(os.environ.get(TOKENS_VARIABLE, "")).values()
     except TokenSetupError:  # the env refuses the whole mapping at reset, and says why

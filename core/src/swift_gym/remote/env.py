@@ -73,7 +73,7 @@ class OpenEnvEnv(Env):
         super().__init__(env_config)
         self._session: Session | None = None
         self._done = False
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[..., Any] | None = None
         self._tools: ToolSet | None = None
         self._context: list[Message] | None = None
         self._oracle: bool | None = None

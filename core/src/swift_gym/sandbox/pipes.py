@@ -24,7 +24,12 @@ async def readable(fd: int) -> None:
     """Return once `fd` polls readable (data, its end, or a pidfd's process gone)."""
     loop = asyncio.get_running_loop()
     ready: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
+
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    loop.add_reader(fd, wake)
     try:
         await ready
     finally:

@@ -85,6 +85,7 @@ class Session:
                 )
             if self._sandbox is None:
                 await self.start()
+            assert self._sandbox is not None  # start() made it, or raised
             self.calls += 1
             try:
                 self._sandbox.resume()

@@ -68,7 +68,7 @@ class ConnectionGuard:
     def __init__(self, cap: int, handshake_timeout: float):
         self.cap = cap
         self.handshake_timeout = handshake_timeout
-        self._open: dict[Any, tuple[asyncio.BaseTransport, float]] = {}
+        self._open: dict[Any, tuple[asyncio.Transport, float]] = {}
         """HTTP protocol -> (its transport, when it last made progress), oldest first."""
         self._sweeping = False
         self._accept_errors = 0
@@ -79,7 +79,7 @@ class ConnectionGuard:
         guard = self
 
         class Guarded(base):  # type: ignore[valid-type, misc]
-            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            def connection_made(self, transport: asyncio.Transport) -> None:
                 super().connection_made(transport)
                 guard.opened(self, transport)
 
@@ -127,7 +127,7 @@ class ConnectionGuard:
         self._prune()
         return len(self._open)
 
-    def opened(self, protocol: Any, transport: asyncio.BaseTransport) -> None:
+    def opened(self, protocol: Any, transport: asyncio.Transport) -> None:
         if len(self._open) >= self.cap:
             self._prune()
             if len(self._open) >= self.cap and not self._evict_oldest_handshake():
