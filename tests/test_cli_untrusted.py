@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from cli_runner import SCRIPT
 
-from swift_gym.cli.episode_browser import SCRIPT as PAGE_SCRIPT
+from swift_gym.report.episode_browser import SCRIPT as PAGE_SCRIPT
 
 # Everything a terminal or a browser would act on, or show as nothing.
 REPLY = "\x1b[2J\x1b]0;pwned\x07\x04\x9b31m\u202egnp.exe\u200b[bold red]markup[/bold red]"

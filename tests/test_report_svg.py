@@ -1,4 +1,4 @@
-"""Unit tests of the report's hand-written SVG (`cli.svg`): its axis ticks, on any range."""
+"""Unit tests of the report's hand-written SVG (`report.svg`): its axis ticks, on any range."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from swift_gym.cli.svg import MAX_TICKS, _ticks, histogram_bins, line_chart
+from swift_gym.report.svg import MAX_TICKS, _ticks, histogram_bins, line_chart
 
 
 @pytest.mark.parametrize(

@@ -160,7 +160,7 @@ async def test_openai_requests_carry_a_seed_drawn_for_the_rollout() -> None:
 
 
 def test_the_report_shows_pass_at_k_beside_a_run_without_rollouts() -> None:
-    from swift_gym.cli.report_page import Run, render_report
+    from swift_gym.report.page import Run, render_report
 
     rollouts = swift_gym.evaluate("frozen_lake", "oracle", episodes=2, rollouts_per_seed=3)
     lone = swift_gym.evaluate("frozen_lake", "random", episodes=2)

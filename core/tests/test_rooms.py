@@ -22,5 +22,8 @@ def test_the_reward_registry_is_beside_the_env_registry() -> None:
 
 def test_cli_holds_commands_and_views_only() -> None:
     engine = {"episodes", "runner", "policies", "openai_policy", "stats", "sources"}
+    page = {"report_page", "page", "svg", "episode_browser"}  # the report's: a library, report/
     present = {path.stem for path in (PACKAGE / "cli").glob("*.py")}
     assert not engine & present
+    assert not page & present
+    assert {"page", "svg", "episode_browser"} <= {p.stem for p in (PACKAGE / "report").glob("*.py")}

@@ -1,65 +1,37 @@
-"""`swift-gym report`: runs side by side in one self-contained HTML page (see `report_page`).
+"""`swift-gym report`: runs side by side in one self-contained HTML page.
 
-Each argument is a run: a trajectory file from `swift-gym eval -o`, or a directory that
-training filled (SWIFT_GYM_TRAJECTORIES). The first is the baseline the others are compared with.
-
-A training run can hold millions of episodes, so the files are read twice: once keeping only
-what the numbers need of each episode (`records.slim`, a few hundred bytes), once more for the
-whole records of the episodes the browser shows. Files only grow while training writes them,
-so the second pass finds the same episodes at the same places. A path that is no regular file
-(a FIFO) cannot be read twice: its whole records are kept from the one pass.
+The page is the library's (`swift_gym.report`, which a notebook calls as `render_html`); the
+command reads its arguments as runs, lettered A, B, ... (each a trajectory file from
+`swift-gym eval -o`, or a directory that training filled), tells on stderr each line that is no
+episode, and writes the page where `-o` says.
 """
 
 from __future__ import annotations
 
-import string
 from pathlib import Path
-from typing import Any
 
 import click
 
-from ..evaluation.records import slim
+from ..evaluation.errors import TrajectoryFileError
 from ..output_files import describe, open_output
+from ..report.api import render_html
+from ..report.runs import LABELS, MAX_RUNS, Run
+from ..report.runs import load_run as load_library_run
 from . import visible
 from .console import stderr
-from .episode_browser import pick
 from .errors import CommandError
-from .report_page import Run, render_report
 from .trajectories import read_trajectories, trajectory_files
 from .transcript import plural
 
-MAX_RUNS = 100
-"""More is most likely a glob that took too much; a page of 100 runs is already wide."""
-LABELS = [
-    *string.ascii_uppercase,
-    *(a + b for a in string.ascii_uppercase for b in string.ascii_uppercase),
-][:MAX_RUNS]
-"""A, B, ..., Z, then AA, AB, ...: the runs' names on the page."""
-
 
 def load_run(label: str, path: Path, output: Path, limit: int) -> Run:
-    """The run in `path`: slim records of all its episodes, whole ones of those shown."""
+    """The run in `path` (see `report.runs.load_run`), never reading the output, each skipped
+    line warned about on stderr; no episode at all is a `CommandError`."""
     files = trajectory_files([path], output)
-    records: list[dict[str, Any]] = []
-    places: list[tuple[int, int]] = []  # (file, ordinal in it) of each record
-    kept: dict[tuple[int, int], dict[str, Any]] = {}
-    for number, file in enumerate(files):
-        again = file.is_file()
-        for ordinal, record in enumerate(read_trajectories(file)):
-            records.append(slim(record))
-            places.append((number, ordinal))
-            if not again:
-                kept[(number, ordinal)] = record
-    if not records:
-        raise CommandError(f"{path} holds no episodes")
-    positions = pick(records, limit)
-    missing = {places[position] for position in positions if places[position] not in kept}
-    for number in sorted({number for number, _ in missing}):
-        for ordinal, record in enumerate(read_trajectories(files[number], warn_skipped=False)):
-            if (number, ordinal) in missing:
-                kept[(number, ordinal)] = record
-    shown = {position: kept[places[position]] for position in positions if places[position] in kept}
-    return Run(label, str(path), records, shown)
+    try:
+        return load_library_run(label, path, limit, files=files, read=read_trajectories)
+    except TrajectoryFileError as error:
+        raise CommandError(str(error)) from None
 
 
 @click.command()
@@ -95,7 +67,7 @@ def report(trajectories: tuple[Path, ...], output: Path | None, episodes_shown: 
         load_run(label, path, output, episodes_shown)
         for label, path in zip(LABELS, trajectories, strict=False)
     ]
-    page = render_report(runs, episodes_shown)
+    page = render_html(runs, episodes=episodes_shown)
     with open_output(output) as file:
         file.write(page)
     episodes = sum(len(run.records) for run in runs)

@@ -1,4 +1,5 @@
-"""How a chat turn looks in the terminal, shared by `play` and `replay`.
+"""How a chat turn looks in the terminal, shared by `play` and `replay` (bounded as the report's
+episode browser bounds it: `report.visible`).
 
 Every text shown came from a model, a dataset or an env package, so it goes through `visible`:
 controls and invisible characters escaped, blank texts labelled, `[brackets]` and tags shown as
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..report.visible import ARGUMENTS_SHOWN, CALLS_SHOWN, TOOLS_SHOWN, listed, plural
 from . import visible
 from .console import stdout
 
@@ -29,11 +31,6 @@ def section(title: str, text: Any) -> None:
 def note(text: str, style: str = "dim") -> None:
     """A line about the transcript (not part of it), such as `same system prompt as ...`."""
     stdout().print(visible.rich(text, style=style))
-
-
-def plural(count: Any, noun: str) -> str:
-    """`1 turn`, `2 turns`, `0 turns`; a count that is not a number is shown as it is."""
-    return f"{visible.brief(count, 20)} {noun}{'' if count == 1 else 's'}"
 
 
 def number(value: Any) -> str:
@@ -78,23 +75,10 @@ def info_pairs(items: Iterable[tuple[Any, Any]]) -> str:
     return "  " + "  ".join(pairs) if pairs else ""
 
 
-TOOLS_SHOWN = 40
-"""Tools an offer shows at most, before `… N more tools`."""
-CALLS_SHOWN = 20
-"""Calls (and results) of one turn shown at most, before `… N more calls`."""
-ARGUMENTS_SHOWN = 1000
-"""Characters of a call's arguments shown at most."""
 RESULT_SHOWN = 4000
 """Characters of a tool result shown at most, then how long it was."""
 _NAME_SHOWN = 80
 _DESCRIPTION_SHOWN = 300
-
-
-def listed(value: Any) -> list[Any]:
-    """A record's list as it is; a value that should have been one, as a list of itself."""
-    if value is None:
-        return []
-    return value if isinstance(value, list) else [value]
 
 
 def _more(count: int, noun: str) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..evaluation.training import training_place
 from . import visible
-from .transcript import ARGUMENTS_SHOWN, CALLS_SHOWN, TOOLS_SHOWN, listed, plural
+from .visible import ARGUMENTS_SHOWN, CALLS_SHOWN, TOOLS_SHOWN, listed, plural
 
 TEXT_SHOWN = 4000
 """Characters of one reply, observation or prompt written into the page."""

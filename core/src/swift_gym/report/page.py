@@ -24,13 +24,12 @@ import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from .. import __version__
 from ..evaluation.compare import Difference, differences
-from ..evaluation.curves import STEP, Curve, Point, is_training, run_curves
+from ..evaluation.curves import STEP, Curve, Point, run_curves
 from ..evaluation.figures import figure
 from ..evaluation.groups import group_labels
 from ..evaluation.reward_ranges import (
@@ -44,6 +43,7 @@ from ..evaluation.reward_ranges import (
 from ..evaluation.stats import summarize
 from . import visible
 from .episode_browser import browser, escape, pick, script_hash
+from .runs import Run
 from .svg import (
     PALETTE,
     Cell,
@@ -55,7 +55,7 @@ from .svg import (
     status_colours,
     status_strip,
 )
-from .transcript import plural
+from .visible import plural
 
 STRIP_CELLS = 2000
 """Episodes one status-by-seed strip shows at most."""
@@ -92,25 +92,6 @@ h4 { margin: 0.6em 0 0.1em; font-size: 0.9em; color: #555; }
 .facts, .info, .call, .tools { font-size: 0.85em; margin: 0.2em 0; font-family: monospace; }
 .bad, .error { color: #b00; }
 """
-
-
-@dataclass
-class Run:
-    """One run in the report: a letter, where its episodes came from, and the episodes.
-
-    `records` may be slim (`records.slim`: what the numbers need); `shown` are the whole
-    records for the episode browser by their position in `records`, by default those `pick`
-    chooses.
-    """
-
-    label: str
-    source: str
-    records: list[dict[str, Any]]
-    shown: dict[int, dict[str, Any]] | None = None
-
-    @property
-    def training(self) -> bool:
-        return is_training(self.records)
 
 
 def _number(value: Any, digits: int = 3) -> str:
