@@ -14,7 +14,7 @@ top (`ms_swift` adapters, the `cli` command). Nothing below imports anything abo
 
 from __future__ import annotations
 
-from ._lazy import attach
+from .lazy import attach
 
 __version__ = "0.1.0"
 
@@ -30,6 +30,9 @@ _EXPORTS = {
     "UnknownEnvError": "errors",
     "AmbiguousEnvError": "errors",
     "EnvLoadError": "errors",
+    "did_you_mean": "errors",
+    "printable": "errors",
+    "short_repr": "errors",
     "EnvSpec": "registry",
     "list_envs": "registry",
     "get_env_class": "registry",
@@ -75,6 +78,7 @@ __all__ = [
     "UnknownEnvError",
     "__version__",
     "as_step_result",
+    "did_you_mean",
     "evaluate",
     "evaluate_async",
     "get_env_class",
@@ -82,7 +86,9 @@ __all__ = [
     "list_envs",
     "make",
     "offered_tools",
+    "printable",
     "reply_text",
+    "short_repr",
     "tool_calls",
     "validate_config",
 ]
@@ -101,6 +107,9 @@ if TYPE_CHECKING:
         InvalidToolsError,
         SwiftGymError,
         UnknownEnvError,
+        did_you_mean,
+        printable,
+        short_repr,
     )
     from .evaluation import EvalResult, evaluate, evaluate_async
     from .hookspecs import hookimpl

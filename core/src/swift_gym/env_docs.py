@@ -4,7 +4,7 @@ Listing envs imports none (a broken or slow package costs nothing until used), a
 point (`name = "module:Class"`) has no room for either.
 
 The class is looked up in the module the target names, or, for a package whose `__init__` takes
-it from a submodule (`from .env import Class`, or lazily: `_lazy.attach` and an `_EXPORTS =
+it from a submodule (`from .env import Class`, or lazily: `lazy.attach` and an `_EXPORTS =
 {"Class": "submodule"}` literal), in that submodule. Only the class's own body is read, not
 its bases'. Best effort: None when the source cannot be found, read or parsed.
 """

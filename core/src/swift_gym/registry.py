@@ -84,7 +84,7 @@ class EnvSpec:
 
     @property
     def tool_use(self) -> str | None:
-        """Whether the env gives the model tools, one of `tool_use.TOOL_USES` ("always",
+        """Whether the env gives the model tools, one of `tools.use.TOOL_USES` ("always",
         "opt-in", "varies", "no"), or None when it declares nothing: its registration's
         `tool_use`, else a `tool_use = "..."` literal in its class's body, read without
         importing it (an entry point has no room for it). `swift-gym list` and the catalogue

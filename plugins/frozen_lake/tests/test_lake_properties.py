@@ -18,8 +18,7 @@ import re
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from swift_gym import InvalidConfigError, validate_config
-from swift_gym.errors import printable
+from swift_gym import InvalidConfigError, printable, validate_config
 from swift_gym_frozen_lake import ACTIONS, FrozenLakeConfig, FrozenLakeEnv, generate_random_map
 from swift_gym_frozen_lake.actions import PARSING_MODES, explain_invalid, parse_action, reply_text
 from swift_gym_frozen_lake.config import TEXT_STYLES

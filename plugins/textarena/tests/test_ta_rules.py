@@ -7,7 +7,7 @@ import random
 import pytest
 
 import swift_gym
-from swift_gym.errors import InvalidConfigError
+from swift_gym import InvalidConfigError
 from swift_gym_textarena import TextArenaGameError
 from swift_gym_textarena.games import env_class
 

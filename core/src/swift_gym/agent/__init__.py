@@ -11,7 +11,7 @@ episode starts.
 
 from __future__ import annotations
 
-from .._lazy import attach
+from ..lazy import attach
 
 _EXPORTS = {"AgentEnv": "env", "AgentResult": "result", "AgentProgramError": "result"}
 __all__ = ["AgentEnv", "AgentProgramError", "AgentResult"]

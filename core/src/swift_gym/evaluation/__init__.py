@@ -13,7 +13,7 @@ attributes load on first use, so `import swift_gym` stays cheap.
 
 from __future__ import annotations
 
-from .._lazy import attach
+from ..lazy import attach
 
 _EXPORTS = {
     "evaluate": "api",

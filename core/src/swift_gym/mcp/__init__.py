@@ -10,7 +10,7 @@ Nothing here imports the SDK until a server is opened.
 
 from __future__ import annotations
 
-from .._lazy import attach
+from ..lazy import attach
 
 _EXPORTS = {
     "MCPTools": "toolbox",

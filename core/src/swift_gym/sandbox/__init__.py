@@ -8,7 +8,7 @@ isolates and what stops each attack); `PythonTool` is the thin layer an env offe
 
 from __future__ import annotations
 
-from .._lazy import attach
+from ..lazy import attach
 
 _EXPORTS = {
     "SandboxLimits": "limits",

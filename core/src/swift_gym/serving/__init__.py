@@ -13,7 +13,7 @@ played through `episode.Episode`; the capacity), `schemas`, `app` (the routes),
 
 from __future__ import annotations
 
-from .._lazy import attach
+from ..lazy import attach
 
 _EXPORTS = {"ServeOptions": "options", "create_app": "app", "serve": "server"}
 __all__ = ["ServeOptions", "create_app", "serve"]

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from .._lazy import attach
+from ..lazy import attach
 
 _EXPORTS = {
     "CHECKS": "report",

@@ -18,7 +18,7 @@ The names below load on first use (PEP 562): `from swift_gym.tools import ToolSe
 
 from __future__ import annotations
 
-from .._lazy import attach
+from ..lazy import attach
 
 _EXPORTS = {
     "ToolCall": "toolset",

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from swift_gym import Env, EnvConfig, InvalidConfigError, StepResult
-from swift_gym.tools.choice import ChoiceTool
+from swift_gym.tools import ChoiceTool
 
 from .actions import parse_action, reply_text
 from .config import FrozenLakeConfig, MsSwiftFrozenLakeConfig

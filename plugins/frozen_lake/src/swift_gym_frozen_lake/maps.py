@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from swift_gym.errors import ConfigProblem, InvalidConfigError
+from swift_gym import ConfigProblem, InvalidConfigError
 
 ENV_NAME = "frozen_lake"
 ACTIONS: tuple[str, ...] = ("up", "down", "left", "right")

@@ -9,7 +9,7 @@ same reason.
 
 from __future__ import annotations
 
-from swift_gym._lazy import attach
+from swift_gym.lazy import attach
 
 __version__ = "0.1.0"
 

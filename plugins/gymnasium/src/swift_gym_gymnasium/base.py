@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from swift_gym import Env, EnvConfig, StepResult
-from swift_gym.tools.choice import ChoiceTool
+from swift_gym.tools import ChoiceTool
 
 from .actions import answer_format, reader, reply_text
 from .config import GymnasiumConfig

@@ -32,8 +32,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from swift_gym import EnvConfig
-from swift_gym.errors import did_you_mean
+from swift_gym import EnvConfig, did_you_mean
 
 from .docs import field_comments
 from .fields import Translated, UnsupportedField, translate

@@ -18,8 +18,15 @@ import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from swift_gym import Env, EnvConfig, InvalidConfigError, StepResult, reply_text, tool_calls
-from swift_gym.errors import ConfigProblem
+from swift_gym import (
+    ConfigProblem,
+    Env,
+    EnvConfig,
+    InvalidConfigError,
+    StepResult,
+    reply_text,
+    tool_calls,
+)
 from swift_gym.tools import ToolResult
 
 from .derive import ReasoningGymConfig

@@ -8,7 +8,7 @@ first use for the same reason.
 
 from __future__ import annotations
 
-from swift_gym._lazy import attach
+from swift_gym.lazy import attach
 
 __version__ = "0.1.0"
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from swift_gym.tools.choice import ChoiceTool
+from swift_gym.tools import ChoiceTool
 
 DIRECTIONS = ("up", "down", "left", "right")
 

@@ -20,8 +20,7 @@ import math
 import uuid
 from typing import Any
 
-from swift_gym import AgentResult
-from swift_gym.errors import SwiftGymError, printable
+from swift_gym import AgentResult, SwiftGymError, printable
 
 from .config import MAX_INDEX
 from .harness import HARNESS_ID

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from swift_gym.errors import SwiftGymError, printable, short_repr
+from swift_gym import SwiftGymError, printable, short_repr
 
 VARIABLE = "SWIFT_GYM_VERIFIERS_TASKSETS"
 

@@ -3,6 +3,11 @@
 `import swift_gym` runs in every process that touches swift-gym (the pytest plugin, listing
 envs), so a package's `__init__` names its exports and imports each from its submodule only when
 first asked for. Standard library only, and no `typing`: that import alone costs milliseconds.
+
+Public for env packages too: an env package's `__init__` writes `_EXPORTS = {"Name":
+"submodule"}` and `__getattr__, __dir__ = attach(__name__, _EXPORTS, __all__)`, so importing it
+(as listing and the entry-point scan do) loads none of the library it wraps. Keep `_EXPORTS` a
+literal: `swift-gym list` reads it from the source to find an env's docstring without importing.
 """
 
 from __future__ import annotations
