@@ -50,7 +50,7 @@ def print_trimmed(renderable: Any) -> None:
             line.pop()
         if line:
             line[-1] = Segment(line[-1].text.rstrip(" "), line[-1].style)
-        out.print(Text.assemble(*((s.text, s.style) for s in line if not s.control)))
+        out.print(Text.assemble(*((s.text, s.style or "") for s in line if not s.control)))
 
 
 def print_json(value: Any) -> None:

@@ -75,7 +75,11 @@ def print_rest(
     start = seed_start + kept
     args = ["swift-gym", "eval", *_given(ctx), "-n", str(rest), "--seed-start", str(start)]
     named = output is not None and not is_stdout(output) and _regular_or_new(output)
-    later = output.with_name(f"{output.stem}.from-{start}{output.suffix}") if named else output
+    later = (
+        output.with_name(f"{output.stem}.from-{start}{output.suffix}")
+        if named and output is not None
+        else output
+    )
     if later is not None:
         args += ["-o", str(later)]
     what = f"{rest} seeds" if rollouts > 1 else f"{rest} episodes"

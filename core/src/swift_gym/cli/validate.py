@@ -85,7 +85,9 @@ def validate(dataset: Path, gym_env: str | None, build: bool, as_json: bool) -> 
             bar.update(task, completed=line.end)
             if line.row is None:
                 malformed += 1
-                found = [{"line": line.number, "env": None, "reason": line.error}]
+                found: list[dict[str, Any]] = [
+                    {"line": line.number, "env": None, "reason": line.error}
+                ]
                 if not as_json:
                     out.print(Text.assemble((f"line {line.number}: ", "bold red"), str(line.error)))
             else:
