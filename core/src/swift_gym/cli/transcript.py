@@ -11,7 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..report.visible import ARGUMENTS_SHOWN, CALLS_SHOWN, TOOLS_SHOWN, listed, plural
+from ..report.visible import ARGUMENTS_SHOWN as ARGUMENTS_SHOWN  # the command's views' too
+from ..report.visible import CALLS_SHOWN as CALLS_SHOWN
+from ..report.visible import TOOLS_SHOWN as TOOLS_SHOWN
+from ..report.visible import listed as listed
+from ..report.visible import plural as plural
 from . import visible
 from .console import stdout
 

@@ -42,6 +42,6 @@ def write_html(
 ) -> Path:
     """`render_html(runs)` written to `path` (`-`: stdout), whole or not at all; returns it."""
     page = render_html(runs, episodes=episodes)
-    with open_output(path) as file:
+    with open_output(os.fspath(path)) as file:
         file.write(page)
     return Path(path)

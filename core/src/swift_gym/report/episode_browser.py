@@ -197,9 +197,13 @@ def _results(results: Any) -> str:
     return "".join(parts)
 
 
+_VERDICTS: dict[object, str] = {True: "valid", False: '<span class="bad">invalid</span>'}
+"""A turn's `valid_action` (1 and 0 are True and False here too) as the page shows it."""
+
+
 def _turn(turn: Mapping[str, Any], with_tools: bool) -> str:
     valid = turn.get("valid_action")
-    verdict = {True: "valid", False: '<span class="bad">invalid</span>'}.get(valid, "")
+    verdict = _VERDICTS.get(valid, "") if isinstance(valid, (bool, int, float)) else ""
     facts = [
         f"action {escape(turn.get('action'), 120)}",
         verdict,

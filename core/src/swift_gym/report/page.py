@@ -309,9 +309,9 @@ def _curve_series(
 ) -> list[Series]:
     """The curves' points of `measure`, the one named `band_for` with its interval (a mean
     reward's already within the rewards seen at that point: `summarize`)."""
-    series = []
+    series: list[Series] = []
     for k, (name, curve) in enumerate(curves[: len(PALETTE)]):
-        points = []
+        points: list[tuple[float, float, float, float, str]] = []
         for point in curve.points:
             s = point.summary
             value = s[measure]

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..evaluation.curves import is_training
 from ..evaluation.errors import TrajectoryFileError
@@ -58,7 +58,7 @@ class Run:
         return is_training(self.records)
 
 
-RunSource = str | os.PathLike | EvalResult | Sequence[Mapping[str, Any]] | Run
+RunSource = str | os.PathLike[str] | EvalResult | Sequence[Mapping[str, Any]] | Run
 """What a run can be given as: a path (a file or a training directory), an `EvalResult`, a
 list of records, or a `Run`."""
 
@@ -77,7 +77,7 @@ def load_run(
     `read`: how (default: `read_records`, each file's skipped lines told in one warning).
     Raises `TrajectoryFileError` when they hold no episode.
     """
-    files = list(trajectory_paths(path) if files is None else files)
+    files = list(trajectory_paths(os.fspath(path)) if files is None else files)
     read = read or _read_warning
     records: list[dict[str, Any]] = []
     places: list[tuple[int, int]] = []  # (file, ordinal in it) of each record
@@ -105,8 +105,9 @@ def as_runs(runs: RunSource | Sequence[RunSource], limit: int = EPISODES_SHOWN) 
     """`runs` as lettered `Run`s, A first. One run, or a list of them; a list of records (dicts)
     is one run. A `Run` keeps its own label."""
     if isinstance(runs, (str, os.PathLike, EvalResult, Run)) or _is_records(runs):
-        runs = [runs]  # type: ignore[list-item]
-    given = list(runs)  # type: ignore[arg-type]
+        given = [cast(RunSource, runs)]
+    else:
+        given = list(cast(Sequence[RunSource], runs))
     if not given:
         raise ValueError("a report needs at least one run")
     if len(given) > MAX_RUNS:
@@ -119,6 +120,7 @@ def _as_run(label: str, run: RunSource, limit: int) -> Run:
         return run
     if isinstance(run, (str, os.PathLike)):
         return load_run(label, run, limit)
+    records: Sequence[Mapping[str, Any]]
     if isinstance(run, EvalResult):
         records, source = run.records, "EvalResult"
     elif _is_records(run):

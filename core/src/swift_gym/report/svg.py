@@ -228,7 +228,7 @@ def histogram_bins(values: Sequence[float], max_bins: int = 12) -> tuple[list[st
         bins = math.ceil((high - low + 1) / width)
         counts = [0] * bins
         for value in values:
-            counts[(value - low) // width] += 1
+            counts[int(value - low) // width] += 1  # whole numbers: int() only tells mypy so
         starts = [low + k * width for k in range(bins)]
         return [f"{a} to {min(a + width - 1, high)}" for a in starts], counts
     step = high / max_bins - low / max_bins
