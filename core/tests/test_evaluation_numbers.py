@@ -177,3 +177,19 @@ def test_a_mean_rewards_interval_stays_within_the_rewards_seen() -> None:
     freedom = (v1 + v2) ** 2 / (v1**2 / 39 + v2**2 / 39)  # Welch-Satterthwaite
     half = t_quantile(0.975, freedom) * (v1 + v2) ** 0.5
     assert diff.high - diff.difference == pytest.approx(half)
+
+
+def test_a_difference_of_means_with_errors_near_the_largest_float_is_computed() -> None:
+    """A standard error of 5.8e307 has a square beyond the floats (`**` raises there): the
+    difference is still Welch's, its bounds infinite only where they pass the largest float."""
+    from swift_gym.evaluation.compare import mean_difference
+
+    def run(*rewards: float) -> dict[str, Any]:
+        return summarize([{"total_reward": reward, "status": "ok"} for reward in rewards])
+
+    small = run(0.0, 1.0)
+    diff = mean_difference(small, run(1e308, -1e308, 1e308, -1e308))
+    assert (diff.low, diff.high) == (-math.inf, math.inf)  # 3.18 x 5.8e307 each side
+    diff = mean_difference(small, run(1e307, -1e307, 1e307, -1e307))
+    se = 1e307 / math.sqrt(3)  # the other's is 0.5, 3e-307 of it: Welch's df is 3
+    assert diff.high - diff.difference == pytest.approx(t_quantile(0.975, 3) * se, rel=1e-12)

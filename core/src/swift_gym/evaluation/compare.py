@@ -73,14 +73,15 @@ def mean_difference(baseline: Mapping[str, Any], other: Mapping[str, Any]) -> Di
     if baseline["episodes"] < 2 or other["episodes"] < 2:
         return Difference("mean reward", m1, m2, d, math.nan, math.nan)
     n1, n2 = baseline["episodes"], other["episodes"]
-    v1, v2 = _standard_error(baseline) ** 2, _standard_error(other) ** 2
-    total = v1 + v2
-    if math.isfinite(total) and total > 0:  # the weights keep huge variances from overflowing
-        w1, w2 = v1 / total, v2 / total
+    se1, se2 = _standard_error(baseline), _standard_error(other)
+    scale = max(se1, se2)  # errors near 1e308 have squares beyond the floats: square them scaled
+    if math.isfinite(se1) and math.isfinite(se2) and scale > 0:
+        v1, v2 = (se1 / scale) ** 2, (se2 / scale) ** 2
+        w1, w2 = v1 / (v1 + v2), v2 / (v1 + v2)
         freedom = 1 / (w1**2 / (n1 - 1) + w2**2 / (n2 - 1))  # Welch-Satterthwaite
-        half = t_quantile(0.975, freedom) * math.sqrt(total)
+        half = t_quantile(0.975, freedom) * scale * math.sqrt(v1 + v2)  # inf past the floats
     else:  # 0: no reward varied on either side; inf or NaN: an error beyond the floats
-        half = math.sqrt(total)
+        half = se1 + se2
     return Difference("mean reward", m1, m2, d, d - half, d + half)
 
 
