@@ -172,7 +172,8 @@ def test_an_env_that_reaches_the_network_is_served_only_when_allowed() -> None:
     from swift_gym.remote.env import OpenEnvEnv
     from swift_gym.serving.catalogue import EnvNotAllowedError
 
-    assert OpenEnvEnv.reaches_network and not swift_gym.Env.reaches_network
+    assert OpenEnvEnv.deployment.reaches_network
+    assert not swift_gym.Env.deployment.reaches_network
     with pytest.raises(EnvNotAllowedError, match="--allow openenv"):
         catalogue(default_env="openenv")
     assert catalogue(default_env="openenv", allow=["openenv"]).allowed_names == ["openenv"]
@@ -194,7 +195,8 @@ def test_an_env_that_uses_the_operators_services_is_served_only_when_allowed(
     from swift_gym.mcp.env import McpToolsEnv
     from swift_gym.serving.catalogue import EnvNotAllowedError
 
-    assert McpToolsEnv.uses_operator_services and not swift_gym.Env.uses_operator_services
+    assert McpToolsEnv.deployment.uses_operator_services
+    assert not swift_gym.Env.deployment.uses_operator_services
     open_server = catalogue()
     assert open_server.withheld_builtins() == ["mcp_tools", "openenv"]
     with caplog.at_level("WARNING", logger="swift_gym.serving"):

@@ -22,6 +22,7 @@ _EXPORTS = {
     "Env": "env",
     "Message": "env",
     "EnvConfig": "config",
+    "Deployment": "deployment",
     "validate_config": "config",
     "JsonObject": "json_config",
     "SwiftGymError": "errors",
@@ -60,6 +61,7 @@ __all__ = [
     "AgentResult",
     "AmbiguousEnvError",
     "ConfigProblem",
+    "Deployment",
     "Env",
     "EnvConfig",
     "EnvLoadError",
@@ -97,6 +99,7 @@ TYPE_CHECKING = False  # not imported from typing: `typing` alone costs more tha
 if TYPE_CHECKING:
     from .agent import AgentEnv, AgentResult
     from .config import EnvConfig, validate_config
+    from .deployment import Deployment
     from .env import Env, Message
     from .errors import (
         AmbiguousEnvError,

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from .config import EnvConfig, validate_config
+from .deployment import Deployment, settle
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,33 +31,22 @@ class Env(ABC):
     """
 
     config_model: ClassVar[type[EnvConfig]] = EnvConfig
-    never_blocks: ClassVar[bool] = False
-    """True for an env whose reset, step and close only compute briefly and await: no sleep,
-    no file, socket or subprocess call, no long computation. `swift-gym serve` then plays it on
-    its own event loop (`--isolation auto`, the default), with no hop to a thread per call. The
-    conformance kit's `never_blocks` check fails such an env when it makes a blocking call."""
-    reaches_network: ClassVar[bool] = False
-    """True for an env that opens network connections its env_config can point anywhere (the
-    `openenv` env): `swift-gym serve` plays one only when `--allow` names it, since a client's
-    reset would make the server connect where the client says."""
-    uses_operator_services: ClassVar[bool] = False
-    """True for an env that starts the operator's processes or connects to the operator's hosts
-    (set up by the operator, never by its env_config: `mcp_tools` starts the MCP servers of
-    `SWIFT_GYM_MCP_SERVERS`): `swift-gym serve` plays one only when `--allow` names it, since
-    otherwise each client's reset would start them."""
     tool_use: ClassVar[str | None] = None
     """Whether the env gives the model tools: "always", "opt-in" (when its config asks, as
     FrozenLake's `action_format: tool`), "varies" (whatever the env or program it plays offers)
     or "no" (see `swift_gym.tools.use`). `swift-gym list` shows it and `--tools` filters by it
     without importing the env: for a `swift_gym.envs` entry point, write it as a literal in the
     class's own body (it is read from the source); a hook plugin passes it to `register`."""
-    ray_resources: ClassVar[Mapping[str, float]] = {"CPU": 1}
-    """What one Ray actor playing this env holds, in Ray's resource names (`CPU`, `GPU`,
-    `memory` in bytes, custom ones such as `sandbox`), when envs are placed on Ray
-    (`SWIFT_GYM_RAY_ADDRESS`). The operator may replace it per env name (`SWIFT_GYM_RAY_ENVS`)."""
-    ray_episodes: ClassVar[int] = 1
-    """How many episodes of this env one Ray actor plays at once (they share `ray_resources`).
-    More than one suits envs that mostly wait or compute briefly."""
+    deployment: ClassVar[Deployment] = Deployment()
+    """Where and whether the operator's side runs this env (`swift_gym.Deployment`: whether it
+    never blocks, reaches the network or uses the operator's services; its Ray actors' shape),
+    kept apart from the playing contract. Set it in the class body, `deployment =
+    Deployment(never_blocks=True)`; a trait set as its own class attribute (`never_blocks =
+    True`, the older spelling) is folded in when the class is made."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        settle(cls)
 
     def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
         raw: dict[str, Any] | None

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..deployment import deployment_of
 from ..errors import SwiftGymError
 from .stats import json_safe, summarize
 
@@ -152,7 +153,7 @@ def _not_playable(error: SwiftGymError, registry: Any, name: str) -> str:
     missing = [problem.field for problem in problems if not problem.has_value]
     if missing and len(missing) == len(problems):
         needs = f"needs {', '.join(missing)} in its config"
-        if registry.get_env_class(name).uses_operator_services:
+        if deployment_of(registry.get_env_class(name)).uses_operator_services:
             return _bounded(
                 f"plays the operator's services: {needs}, which rows and the operator give"
             )

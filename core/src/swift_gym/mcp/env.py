@@ -21,6 +21,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..config import EnvConfig
+from ..deployment import Deployment
 from ..env import Env
 from ..replies import reply_text, tool_calls
 from ..steps import StepResult
@@ -65,7 +66,7 @@ class McpToolsEnv(Env):
 
     config_model: ClassVar[type[EnvConfig]] = McpToolsConfig
     config: McpToolsConfig
-    uses_operator_services: ClassVar[bool] = True  # starts the operator's MCP servers
+    deployment = Deployment(uses_operator_services=True)  # starts the operator's MCP servers
     tool_use: ClassVar[str] = "always"  # the servers' tools
     servers: ClassVar[Mapping[str, ServerSpec]] = {}
     """Servers declared in code (trusted), beside the operator's; the operator's win a clash."""

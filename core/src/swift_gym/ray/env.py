@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..config import EnvConfig
+from ..deployment import Deployment
 from ..env import Env, Message
 from ..errors import SwiftGymError
 from ..steps import StepResult
@@ -32,7 +33,7 @@ class RayEnvError(SwiftGymError, RuntimeError):
 class RayEnv(Env):
     """An episode played by a Ray actor (made by `RayPlacement.open`, not by hand)."""
 
-    never_blocks = True  # every call is awaited on Ray's futures
+    deployment = Deployment(never_blocks=True)  # every call is awaited on Ray's futures
 
     def __init__(
         self,

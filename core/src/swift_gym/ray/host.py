@@ -3,7 +3,7 @@
 It is given the env's name, never the env: each episode's env is built here, from the name
 resolved in this node's own registry and the config validated here (as `make` does), so no env
 object crosses the wire. One host plays many episodes over its life, up to its shape's
-`episodes` at once. An env that declares `Env.never_blocks` is played on the actor's own loop;
+`episodes` at once. An env that declares `never_blocks` is played on the actor's own loop;
 any other gets a thread and loop of its own per episode (`EnvWorker`), so one that blocks holds
 only its own episode. Each answer says which node and process played it (`where`), and what the
 caller's stand-in needs to look like the env (`View`: its tools, a replaced chat).
@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from ..deployment import deployment_of
 from ..registry import default_registry
 
 CALL_TIMEOUT = 7 * 24 * 3600.0
@@ -87,7 +88,7 @@ class EnvHost:
         never learns the id, so it cannot close the episode itself."""
         env_class = default_registry().get_env_class(self.env_name)
         worker = None
-        if not getattr(env_class, "never_blocks", False):
+        if not deployment_of(env_class).never_blocks:
             from ..serving.worker import EnvWorker
 
             worker = EnvWorker(f"swift-gym-ray-{self.env_name}")

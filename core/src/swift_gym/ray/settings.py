@@ -7,8 +7,8 @@
   actor it starts (Ray's `runtime_env`): an env on a worker node reads the same MCP servers,
   sandbox limits, tokens and plugin choices as it would here, and nothing is set on the nodes
   (the variables `SWIFT_GYM_OPENENV_TOKENS` names go too).
-- An env class declares `Env.ray_resources` (what one actor holds: Ray's resource names,
-  `CPU`, `GPU`, `memory` in bytes, or a custom one such as `sandbox`) and `Env.ray_episodes`
+- An env class declares `Deployment.ray_resources` (what one actor holds: Ray's resource names,
+  `CPU`, `GPU`, `memory` in bytes, or a custom one such as `sandbox`) and `Deployment.ray_episodes`
   (how many episodes one actor plays at once).
 """
 
@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..deployment import deployment_of
 from ..errors import SwiftGymError, short_repr
 
 ADDRESS_VARIABLE = "SWIFT_GYM_RAY_ADDRESS"
@@ -102,7 +103,7 @@ def shape_of(env_name: str, env_class: type) -> ActorShape:
     resources = override.get("resources")
     if resources is None:
         resources, where_resources = (
-            getattr(env_class, "ray_resources", {"CPU": 1}),
+            deployment_of(env_class).ray_resources,
             (f"{env_class.__name__}.ray_resources"),
         )
     else:
@@ -110,7 +111,7 @@ def shape_of(env_name: str, env_class: type) -> ActorShape:
     episodes = override.get("episodes")
     where_episodes = f"{where}.episodes"
     if episodes is None:
-        episodes = getattr(env_class, "ray_episodes", 1)
+        episodes = deployment_of(env_class).ray_episodes
         where_episodes = f"{env_class.__name__}.ray_episodes"
     return ActorShape(
         _resources(resources, where_resources),

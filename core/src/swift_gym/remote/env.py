@@ -30,6 +30,7 @@ import json
 import weakref
 from typing import Any, ClassVar
 
+from ..deployment import Deployment
 from ..env import Env, Message
 from ..errors import short_repr
 from ..replies import reply_text, tool_calls
@@ -62,11 +63,11 @@ class OpenEnvEnv(Env):
     """An env served on another machine (swift-gym serve, any OpenEnv server), over the wire."""
 
     config_model: ClassVar[type[OpenEnvConfig]] = OpenEnvConfig
-    reaches_network: ClassVar[bool] = True
     tool_use: ClassVar[str] = "varies"  # the served env's tools
-    uses_operator_services: ClassVar[bool] = True
-    """A row's `base_url` picks among the hosts the operator's `SWIFT_GYM_OPENENV_TOKENS` sends
-    bearer tokens to: a client's reset on a server would spend the server's tokens."""
+    deployment = Deployment(reaches_network=True, uses_operator_services=True)
+    """It connects where a row's `base_url` says, and that picks among the hosts the operator's
+    `SWIFT_GYM_OPENENV_TOKENS` sends bearer tokens to: a client's reset on a server would make it
+    connect anywhere and spend the server's tokens."""
     config: OpenEnvConfig
 
     def __init__(self, env_config: Any = None):

@@ -222,7 +222,7 @@ class Server:
             names = ", ".join(self.withheld)
             logger.info(
                 "swift-gym serve: not served: %s, and any env that reaches the network or uses "
-                "the operator's services (Env.uses_operator_services); serve one with --allow NAME",
+                "the operator's services (Env.deployment); serve one with --allow NAME",
                 names,
             )
         if self.on_ready is not None:

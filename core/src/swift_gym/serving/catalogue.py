@@ -5,8 +5,8 @@ A reset's data comes from the network, so names in it only ever resolve to the e
 default env and the allow list, or, with neither, any installed env that may be served without
 being named. Two kinds of env are served only when the allow list names them (a default env
 too), since a client's reset would make the server act with what is the operator's:
-`Env.reaches_network` (`openenv` connects wherever the client's env_config says, with the
-server's variables at hand) and `Env.uses_operator_services` (`mcp_tools` starts the operator's
+`Deployment.reaches_network` (`openenv` connects wherever the client's env_config says, with the
+server's variables at hand) and `uses_operator_services` (`mcp_tools` starts the operator's
 MCP servers). A name not served is refused without listing what is installed, and every problem
 comes back as one message naming the field.
 """
@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..config import SEED_MAX
+from ..deployment import deployment_of
 from ..errors import (
     AmbiguousEnvError,
     InvalidConfigError,
@@ -42,8 +43,8 @@ SERVED_WHEN_ALLOWED = (
         "start those processes or reach those hosts",
     ),
 )
-"""The `Env` flags that keep an env from being served unless `--allow` names it: (attribute,
-why, what a client's reset could make the server do)."""
+"""The `Deployment` traits that keep an env from being served unless `--allow` names it:
+(trait, why, what a client's reset could make the server do)."""
 
 
 class EnvNotAllowedError(SwiftGymError, ValueError):
@@ -104,7 +105,7 @@ class EnvCatalogue:
         return name if isinstance(name, str) else None
 
     def never_blocks(self, name: str) -> bool:
-        """Whether served env `name` declares `Env.never_blocks`; False for a name this server
+        """Whether served env `name` declares `never_blocks`; False for a name this server
         does not play or cannot load (the reset then fails on a thread, saying why)."""
         try:
             spec = self.registry.resolve(name)
@@ -118,15 +119,16 @@ class EnvCatalogue:
                 env_class = self.registry.get_env_class(spec.name)
             except Exception:
                 return False
-            known = self._never_blocks[spec.name] = getattr(env_class, "never_blocks", 0) is True
+            declared = deployment_of(env_class).never_blocks is True
+            known = self._never_blocks[spec.name] = declared
         return known
 
     def served_when_allowed(self, name: str) -> tuple[str, str] | None:
         """`(why, what a client could make the server do)` if env `name` is served only when
         `--allow` names it (`SERVED_WHEN_ALLOWED`), else None. Loads the env's class."""
-        env_class = self.registry.get_env_class(name)
-        for attribute, why, could in SERVED_WHEN_ALLOWED:
-            if getattr(env_class, attribute, False) is not False:  # any value but False counts
+        traits = deployment_of(self.registry.get_env_class(name))
+        for trait, why, could in SERVED_WHEN_ALLOWED:
+            if getattr(traits, trait) is not False:  # any value but False counts
                 return why, could
         return None
 

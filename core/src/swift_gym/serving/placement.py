@@ -1,6 +1,6 @@
 """Where sessions' envs run (`swift-gym serve --isolation`), traded between safety and speed.
 
-- `auto` (the default): `inline` for an env whose class declares `Env.never_blocks` (FrozenLake,
+- `auto` (the default): `inline` for an env that declares `never_blocks` (FrozenLake,
   the Gymnasium toy-text envs: the conformance kit's `never_blocks` check holds them to it),
   `thread` for every other env. The env's package declares it, never a client; a session that
   resets into an env of the other kind changes its runner.
@@ -157,7 +157,7 @@ class LoopPool:
 class Placement:
     """Makes each session's `Runner`, as `isolation` says.
 
-    `never_blocks(env name)` tells `auto` whether that env's class declares `Env.never_blocks`
+    `never_blocks(env name)` tells `auto` whether that env's class declares `never_blocks`
     (False for a name it cannot resolve: the safe side)."""
 
     def __init__(self, isolation: str = "auto", never_blocks: Callable[[str], bool] | None = None):

@@ -1,6 +1,6 @@
 """Calls that block a thread, seen through Python's audit hooks: the `never_blocks` check.
 
-An env that declares `Env.never_blocks` is played on `swift-gym serve`'s own event loop, where
+An env that declares `never_blocks` is played on `swift-gym serve`'s own event loop, where
 one blocking call stalls every session. Audit events name such calls exactly (a sleep, a file
 opened, a socket connecting, a process started), so the check is a fact, not a timing: an env
 that sleeps a microsecond fails it as surely as one that sleeps a minute. Computing for long
@@ -17,6 +17,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from ..deployment import deployment_of
 
 BLOCKING_EVENTS = frozenset(
     {
@@ -103,5 +105,6 @@ def _audited_sleep(sleep: Any) -> Any:
 
 
 def declares_never_blocks(env_class: type) -> bool:
-    """Whether `env_class` declares `Env.never_blocks` (True itself, not merely truthy)."""
-    return getattr(env_class, "never_blocks", False) is True
+    """Whether `env_class` declares `Deployment.never_blocks` (True itself, not merely
+    truthy)."""
+    return deployment_of(env_class).never_blocks is True

@@ -11,7 +11,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from swift_gym import Env, EnvConfig, InvalidConfigError, StepResult
+from swift_gym import Deployment, Env, EnvConfig, InvalidConfigError, StepResult
 from swift_gym.tools import ChoiceTool
 
 from .actions import parse_action, reply_text
@@ -49,8 +49,9 @@ class FrozenLakeEnv(Env):
     config_model: ClassVar[type[EnvConfig]] = FrozenLakeConfig
     tool_use: ClassVar[str] = "opt-in"  # `move` with action_format: tool
     config: FrozenLakeConfig
-    never_blocks: ClassVar[bool] = True  # pure computing on a tiny grid (conformance-checked)
-    ray_episodes: ClassVar[int] = 16  # on Ray, one actor (one CPU) plays 16 episodes at once
+    # pure computing on a tiny grid (conformance-checked); on Ray, one actor (one CPU) plays 16
+    # episodes at once
+    deployment = Deployment(never_blocks=True, ray_episodes=16)
 
     def __init__(self, env_config: Mapping[str, Any] | EnvConfig | None = None):
         super().__init__(env_config)

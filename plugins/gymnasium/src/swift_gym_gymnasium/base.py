@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, ClassVar
 
-from swift_gym import Env, EnvConfig, StepResult
+from swift_gym import Deployment, Env, EnvConfig, StepResult
 from swift_gym.tools import ChoiceTool
 
 from .actions import answer_format, reader, reply_text
@@ -293,7 +293,7 @@ class TabularEnv(GymnasiumEnv):
     `transitions` (a dict of the game's map, bounded by states x actions x outcomes).
     """
 
-    never_blocks: ClassVar[bool] = True  # toy-text games: pure computing (conformance-checked)
+    deployment = Deployment(never_blocks=True)  # toy-text: pure computing (conformance-checked)
 
     transitions: dict[tuple[Any, ...], Transition]
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from swift_gym import EnvConfig
+from swift_gym import Deployment, EnvConfig
 
 from .base import GymnasiumEnv, Transition
 from .config import GymnasiumConfig, reward_field
@@ -102,7 +102,7 @@ class BlackjackEnv(GymnasiumEnv):
         "Hit (take another card) or stick (end your turn).",
     )
     config_model: ClassVar[type[EnvConfig]] = BlackjackConfig
-    never_blocks: ClassVar[bool] = True  # a card game: pure computing (conformance-checked)
+    deployment = Deployment(never_blocks=True)  # a card game: pure computing (conformance-checked)
     config: BlackjackConfig
     _stuck = False
 

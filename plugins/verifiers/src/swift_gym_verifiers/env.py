@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from swift_gym import AgentEnv, AgentResult
+from swift_gym import AgentEnv, AgentResult, Deployment
 
 from .config import VerifiersConfig
 
@@ -18,7 +18,7 @@ class VerifiersEnv(AgentEnv):
     """
 
     config_model = VerifiersConfig
-    uses_operator_services: ClassVar[bool] = True
+    deployment = Deployment(uses_operator_services=True)
     """The taskset runs the operator's config (SWIFT_GYM_VERIFIERS_TASKSETS): its tool servers,
     judges and hosts; `swift-gym serve` plays it only when `--allow` names it."""
     taskset_id: ClassVar[str] = ""
