@@ -32,11 +32,14 @@ SCRIPT = Path(sys.executable).parent / "swift-gym"
 WRITER = textwrap.dedent(
     """
     import json, resource, sys, time
+    from swift_gym.episode.records import turn_record
     from swift_gym.ms_swift.trajectory_log import encoded_line, encoded_turn
     n, kind = int(sys.argv[1]), sys.argv[2]
     reply = "\\ud800" * n if kind == "run" else "a\\ud800" * n
     started = time.perf_counter()
-    line = encoded_line({"index": 0, "turns": [encoded_turn(1, reply, "obs", 1.0, True, {})]})
+    line = encoded_line(
+        {"index": 0, "turns": [encoded_turn(turn_record(1, reply, "obs", 1.0, True, {}))]}
+    )
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "peak_rss_mb": peak, "bytes": len(line)}))

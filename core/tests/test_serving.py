@@ -226,7 +226,7 @@ async def test_an_in_process_session_plays_an_episode_and_refuses_steps_out_of_t
         await session.handle("step", {"message": "x"})
     first = json.loads(await session.handle("reset", {"seed": 0}))["data"]
     assert first["reward"] is None and first["observation"]["system_prompt"]
-    assert session.messages[0]["role"] == "system"
+    assert session.episode.messages[0]["role"] == "system"
     while True:
         reply = session.env.oracle_reply()  # type: ignore[union-attr]
         answer = json.loads(await session.handle("step", {"message": reply}))["data"]

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from swift_gym.episode.records import new_record
+from swift_gym.episode.records import new_record, turn_record
 from swift_gym.json_text import dumps
 from swift_gym.ms_swift import trajectory_log
 from swift_gym.ms_swift.trajectory_log import (
@@ -390,7 +390,7 @@ def encoded_turns(ep: dict[str, Any], rewards: list[float], done: bool) -> dict[
     last = len(played)
     steps = zip(played, rewards, ep["step_infos"], strict=True)
     ep["turns"] = [
-        trajectory_log.encoded_turn(n, reply, obs, reward, done and n == last, info)
+        trajectory_log.encoded_turn(turn_record(n, reply, obs, reward, done and n == last, info))
         for n, ((reply, obs), reward, info) in enumerate(steps, 1)
     ]
     return ep

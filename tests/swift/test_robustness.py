@@ -137,34 +137,42 @@ FAULTS = {
     "step_hangs": (FaultyEnv, f"step failed: TimeoutError: timed out after {TIMEOUT}s"),
     "step_none": (
         FaultyEnv,
-        "step failed: TypeError: step() must return (observation, reward, done, info), got None",
+        "step failed: InvalidStepError: step() must return (observation, reward, done, info) "
+        "or a StepResult, got None",
     ),
-    "step_three_tuple": (FaultyEnv, "step failed: TypeError: step() must return (observation"),
-    "step_list": (FaultyEnv, "step failed: TypeError: step() must return (observation"),
+    "step_three_tuple": (FaultyEnv, "step failed: InvalidStepError: step() must return (obs"),
+    "step_list": (FaultyEnv, "step failed: InvalidStepError: step() must return (observation"),
     "step_reward_str": (
         FaultyEnv,
-        "step failed: TypeError: step() reward must be a finite number, got '1.0'",
+        "step failed: InvalidStepError: step()'s reward must be an int or float, got '1.0'",
     ),
-    "step_reward_nan": (FaultyEnv, "step() reward must be a finite number, got nan"),
-    "step_reward_inf": (FaultyEnv, "step() reward must be a finite number, got -inf"),
-    "step_reward_none": (FaultyEnv, "step() reward must be a finite number, got None"),
-    "step_reward_bool": (FaultyEnv, "step() reward must be a finite number, got True"),
+    "step_reward_nan": (FaultyEnv, "step()'s reward must be finite, got nan"),
+    "step_reward_inf": (FaultyEnv, "step()'s reward must be finite, got -inf"),
+    "step_reward_none": (FaultyEnv, "step()'s reward must be an int or float, got None"),
+    "step_reward_bool": (FaultyEnv, "step()'s reward must be an int or float, got True"),
     "step_observation_none": (
         FaultyEnv,
-        "step failed: TypeError: step() observation must be a str, got NoneType",
+        "step failed: InvalidStepError: step()'s observation must be a str, got NoneType",
     ),
-    "step_observation_bytes": (FaultyEnv, "step() observation must be a str, got bytes"),
-    "step_done_ambiguous": (FaultyEnv, "step failed: ValueError: the truth value of an array"),
+    "step_observation_bytes": (FaultyEnv, "step()'s observation must be a str, got bytes"),
+    "step_done_ambiguous": (
+        FaultyEnv,
+        "step failed: InvalidStepError: step()'s done must be a bool",
+    ),
     "sync_step": (SyncStepEnv, "step failed: TypeError: "),
     "reset_raises": (FaultyEnv, "reset failed: RuntimeError: simulated reset crash"),
     "reset_hangs": (FaultyEnv, f"reset failed: TimeoutError: timed out after {TIMEOUT}s"),
-    "reset_none": (FaultyEnv, "reset failed: TypeError: cannot unpack non-iterable NoneType"),
-    "reset_two_tuple": (FaultyEnv, "reset failed: ValueError: not enough values to unpack"),
+    "reset_none": (
+        FaultyEnv,
+        "reset failed: InvalidStepError: reset() must return (observation, info, "
+        "system_prompt), got None",
+    ),
+    "reset_two_tuple": (FaultyEnv, "reset failed: InvalidStepError: reset() must return (obs"),
     "reset_observation_int": (
         FaultyEnv,
-        "reset failed: TypeError: reset() observation must be a str, got 42",
+        "reset failed: InvalidStepError: reset()'s observation must be a str, got int",
     ),
-    "reset_observation_none": (FaultyEnv, "reset() observation must be a str, got None"),
+    "reset_observation_none": (FaultyEnv, "reset()'s observation must be a str, got NoneType"),
     "sync_reset": (SyncResetEnv, "reset failed: TypeError: "),
 }
 
@@ -252,7 +260,7 @@ def test_a_bad_env_ends_only_its_own_episode(monkeypatch, caplog, batch, fault: 
     for output in bad:
         assert_failed(output, fault, FAULTS[fault][1])
     assert len(warnings_about(caplog, fault)) == 1  # two failures of one kind: one log line
-    assert scheduler._envs == {} and scheduler._records == {}  # nothing left behind
+    assert scheduler._live == {}  # nothing left behind
 
 
 def test_one_batch_with_every_fault_logs_each_kind_once(monkeypatch, caplog, batch) -> None:
@@ -265,7 +273,7 @@ def test_one_batch_with_every_fault_logs_each_kind_once(monkeypatch, caplog, bat
         assert_failed(output, fault, FAULTS[fault][1])
     for fault in FAULTS:
         assert len(warnings_about(caplog, fault)) == 1, fault
-    assert scheduler._envs == {} and scheduler._records == {}
+    assert scheduler._live == {}
 
 
 def test_reward_earned_before_the_failure_is_not_kept(monkeypatch, batch) -> None:
@@ -297,7 +305,9 @@ def test_a_reset_whose_system_prompt_is_not_a_string_ends_its_episode(
     register(monkeypatch, fault)
     good, (output,), _ = batch(fault_row(fault, 7))
     assert_good_rows_completed(good)
-    assert_failed(output, fault, "reset failed: TypeError")
+    assert_failed(
+        output, fault, "reset failed: InvalidStepError: reset()'s system_prompt must be a str"
+    )
     assert "system" in output.rollout_infos["env_error"]
 
 

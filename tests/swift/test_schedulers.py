@@ -99,7 +99,7 @@ def test_swift_gym_isolates_a_bad_row_and_a_raising_env(
     requests = rows({"seed": 0}, {"seed": 1, "size": "big"}, {"name": "raising", "seed": 2})
     scheduler = make_scheduler("swift_gym", oracle)
     good, bad_row, crashed = run_rollout("swift_gym", oracle, requests, scheduler=scheduler)
-    assert scheduler._envs == {} and scheduler._records == {}  # nothing left behind
+    assert scheduler._live == {}  # nothing left behind
     assert good.rollout_infos["total_reward"] == 1.0
     assert bad_row.rollout_infos["total_reward"] == 0.0
     assert "reset failed: InvalidConfigError" in bad_row.rollout_infos["env_error"]
@@ -129,4 +129,4 @@ def test_swift_gym_closes_envs_cut_off_by_max_turns(
     outputs = run_rollout("swift_gym", policy, requests, 2, scheduler=scheduler)
     assert [output.rollout_infos["num_turns"] for output in outputs] == [2, 2]
     assert len(closed) == 2
-    assert scheduler._envs == {} and scheduler._records == {}
+    assert scheduler._live == {}

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..replies import content_text, tool_calls
+from ..episode.layout import signature
+from ..replies import content_text
 from ..tools.toolset import ToolCall, ToolResult, ToolSet
 
 UNANSWERED = "the agent program did not answer this call"
@@ -32,19 +33,6 @@ class Turn:
     observation: str
     tool_results: tuple[ToolResult, ...] = ()
     context: list[dict[str, Any]] | None = None
-
-
-def signature(message: Any) -> tuple[Any, ...]:
-    """What makes two messages the same to the model: role, text, the call they answer, calls."""
-    if not isinstance(message, dict):
-        return ("?", repr(message)[:200])
-    calls = tuple(tool_calls(message)) if message.get("tool_calls") else ()
-    return (
-        message.get("role"),
-        content_text(message.get("content")),
-        message.get("tool_call_id"),
-        calls,
-    )
 
 
 def first_turn(messages: list[Any]) -> tuple[str, str | None, list[dict[str, Any]] | None]:

@@ -21,17 +21,15 @@ import re
 import sys
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.text import Text
 
+from ..episode import Episode, Reply, play_turn, rewritten_context
 from ..episode.status import parsed_action
-from ..replies import tool_calls
-from ..steps import as_step_result
-from ..tools.toolset import ToolResult, offered_tools
-from ..tools.turns import call_record, tool_messages
+from ..tools.toolset import offered_tools
+from ..tools.turns import call_record
 from . import visible
 from .call_lines import HELP, CallLineError, help_text, is_help, typed_reply
 from .console import stdout
@@ -40,7 +38,7 @@ from .options import parse_overrides, set_option
 from .transcript import call_lines, plural, result_sections, section, step_note, tools_section
 
 if TYPE_CHECKING:
-    from ..env import Env, Message
+    from ..env import Env
 
 """Ctrl-C: 128 + SIGINT, as shells report a command a signal stopped."""
 PROMPT = Text("reply> ", style="bold cyan")
@@ -127,19 +125,18 @@ def _play(
     env: Env, loop: asyncio.AbstractEventLoop, max_turns: int | None, session: Session
 ) -> None:
     """The session's turns, updating `session` as they go (so Ctrl-C finds it current)."""
-    observation, _info, system_prompt = _run(loop, env.reset(), session)
-    tools = _guarded(lambda: list(offered_tools(env)), session)
-    if system_prompt:
-        section("system", system_prompt)
+    episode = Episode()
+    reset = _run(loop, env.reset(), session)
+    offered = _guarded(lambda: offered_tools(env), session)
+    tools = list(offered)
+    _guarded(lambda: episode.open(reset, offered, rewritten_context(env)), session)
+    if episode.system_prompt:
+        section("system", episode.system_prompt)
     names = [_tool_name(tool) for tool in tools]
     if tools:
         tools_section(tools)
         _say_help(names)
-    section("user", observation)
-    messages: list[Message] = (
-        [{"role": "system", "content": system_prompt}] if system_prompt else []
-    )
-    messages.append({"role": "user", "content": observation})
+    section("user", episode.observation)
     echo = not sys.stdin.isatty()
     calls_made = 0
     for line in read_replies():
@@ -149,37 +146,25 @@ def _play(
         if line.strip() == "/" + HELP:
             line = HELP
         try:
-            reply = typed_reply(line, f"call_{calls_made + 1}") if tools else line
+            reply = Reply.of(typed_reply(line, f"call_{calls_made + 1}") if tools else line)
         except CallLineError as error:
             stdout().print(Text.assemble(("error: ", "bold red"), visible.rich(str(error))))
             continue
-        message = reply if isinstance(reply, dict) else {"role": "assistant", "content": reply}
-        calls = tool_calls([message])
-        calls_made += len(calls)
-        if echo and calls:
-            call_lines([call_record(call) for call in calls])
+        calls_made += len(reply.calls)
+        if echo and reply.calls:
+            call_lines([call_record(call) for call in reply.calls])
         elif echo:
-            section("assistant", reply)
-        messages.append(message)
-        stepped = _run(loop, env.step(messages), session)
-        results: tuple[ToolResult, ...] = ()
-        if tools:  # checked: one result per call, tied to it
-            step = _guarded(partial(as_step_result, stepped, calls), session)
-            observation, reward, done, info = step.observation, step.reward, step.done, step.info
-            results = tuple(step.tool_results)
-        else:
-            observation, reward, done, info = stepped
-        messages += tool_messages(results)
-        if observation or not tools:  # with tools, an empty observation is no message
-            messages.append({"role": "user", "content": observation})
+            section("assistant", reply.text)
+        turn = _run(loop, play_turn(episode, env, reply), session)
+        step = turn.step
         session.turns += 1
-        session.total += reward
-        session.status = info.get("status", "done" if done else None)
-        step_note(reward, done, parsed_action(info), info)
-        result_sections([vars(r) for r in results])
-        if observation or not tools:
-            section("user", observation)
-        if done:
+        session.total = episode.total_reward
+        session.status = step.info.get("status", "done" if step.done else None)
+        step_note(step.reward, step.done, parsed_action(step.info), step.info)
+        result_sections([vars(r) for r in turn.results])
+        if step.observation or not tools:  # with tools, an empty observation is no message
+            section("user", step.observation)
+        if step.done:
             session.ending = "done"
             return
         if max_turns is not None and session.turns >= max_turns:

@@ -6,9 +6,9 @@ same error text everywhere. The rules:
 
 - `reset` returns `(observation, info, system_prompt)`: a str, a dict, and a str or None (no
   system prompt).
-- `step` returns `(observation, reward, done, info)` or a `StepResult`: a str, a finite int or
-  float (not a bool), a bool (1 and numpy's bool are refused: return `bool(...)`), a dict (None
-  is refused: return `{}`).
+- `step` returns the tuple `(observation, reward, done, info)` (a list is refused) or a
+  `StepResult`: a str, a finite int or float (not a bool), a bool (1 and numpy's bool are
+  refused: return `bool(...)`), a dict (None is refused: return `{}`).
 - the tool results answer the reply's calls one to one, by id and tool name, when the env offers
   tools; an env that offers none answers no call.
 
@@ -67,7 +67,7 @@ def step_problems(value: Any, calls: Sequence[ToolCall] | None = ()) -> list[Pro
     if isinstance(value, StepResult):
         observation, reward, done, info = value.observation, value.reward, value.done, value.info
         results: Any = value.tool_results
-    elif isinstance(value, (tuple, list)) and len(value) == 4:
+    elif isinstance(value, tuple) and len(value) == 4:
         observation, reward, done, info = value
         results = ()
     else:

@@ -63,7 +63,8 @@ class Episode:
     """The chat as the model sees it next."""
     tools: ToolSet | None = None
     """The tools the env offers now (None or empty: a text env)."""
-    system_prompt: str = ""
+    system_prompt: str | None = None
+    """As the env gave it (None: no system prompt)."""
     observation: str = ""
     reset_info: dict[str, Any] = field(default_factory=dict)
     turns: list[dict[str, Any]] = field(default_factory=list)
@@ -79,7 +80,7 @@ class Episode:
         """Start from what `reset` returned, the tools offered after it, and the chat the env
         replaced (`Env.rewritten_context`), if any. Raises InvalidStepError for a bad reset."""
         observation, info, system_prompt = checked_reset(reset)
-        self.system_prompt, self.observation, self.reset_info = system_prompt, observation, info
+        self.system_prompt, self.observation, self.reset_info = reset[2], observation, info
         self.messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
         self.messages.append({"role": "user", "content": observation})
         if context is not None:
@@ -91,6 +92,7 @@ class Episode:
         that keeps the chat itself, ms-swift's scheduler, passes it as `history`)."""
         self.reply = reply
         if history is not None:
+            self.messages = history
             return history
         self.messages.append(reply.message())
         return [dict(message) for message in self.messages]
@@ -104,9 +106,6 @@ class Episode:
         calls = reply.calls
         step = checked_step(value, calls if self.tools else ())
         tool_turn = bool(self.tools) or bool(calls)
-        total = self.total_reward + step.reward
-        if math.isinf(total):
-            raise TotalOverflow(len(self.turns) + 1, step.reward)
         results = in_call_order(step.tool_results, calls)
         record = turn_record(
             len(self.turns) + 1,
@@ -120,6 +119,9 @@ class Episode:
         )
         self.turns.append(record)
         self.rewards.append(step.reward)
+        total = self.total_reward + step.reward
+        if math.isinf(total):  # the turn is kept; the total stays the one before it
+            raise TotalOverflow(len(self.turns), step.reward)
         self.total_reward, self.done, self.info = total, step.done, step.info
         next_messages = answer_messages(step, calls, tool_turn)
         replaced = None if step.done or context is None else checked_context(context)
@@ -179,4 +181,3 @@ def _ended(value: Any) -> bool:
     if isinstance(value, StepResult):
         return value.done is True
     return isinstance(value, (tuple, list)) and len(value) == 4 and value[2] is True
-

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..replies import content_text, tool_calls
 from ..steps import StepResult
 from ..tools.toolset import ToolCall
 from ..tools.turns import in_call_order, tool_messages
@@ -37,3 +38,17 @@ def answer_messages(step: StepResult, calls: Sequence[ToolCall], tool_turn: bool
     elif text:
         messages.append({"role": "user", "content": text})
     return messages
+
+
+def signature(message: Any) -> tuple[Any, ...]:
+    """What makes two messages the same to the model: role, text, the call they answer, calls
+    (to find a policy's reply again in a chat an env replaced)."""
+    if not isinstance(message, dict):
+        return ("?", repr(message)[:200])
+    calls = tuple(tool_calls(message)) if message.get("tool_calls") else ()
+    return (
+        message.get("role"),
+        content_text(message.get("content")),
+        message.get("tool_call_id"),
+        calls,
+    )

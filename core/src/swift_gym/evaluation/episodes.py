@@ -118,7 +118,7 @@ async def run_episode(
         tools = offered_tools(env)
         episode.open(reset, tools, rewritten_context(env))
         record.update(
-            system_prompt=reset[2],  # as the env gave it (None or text)
+            system_prompt=episode.system_prompt,
             observation=episode.observation,
             reset_info=episode.reset_info,
         )

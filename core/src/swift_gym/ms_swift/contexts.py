@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..agent.context import signature
+from ..episode.layout import signature
 
 
 @dataclass(frozen=True)

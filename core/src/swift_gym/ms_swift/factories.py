@@ -6,8 +6,8 @@ registry only then (so an unused or broken env costs nothing) and returns an env
 
 ms-swift's own `gym_scheduler` reads only text, so an env that offers tools cannot be played by
 it: the factory guards each env's first `step`, which raises `SchedulerError` naming
-`--multi_turn_scheduler swift_gym` when the env offers tools. The `swift_gym` scheduler lifts the
-guard (`drive`) before it plays the env. A text env passes the guard once, unchanged.
+`--multi_turn_scheduler swift_gym` when the env offers tools. The `swift_gym` scheduler builds
+its envs without the guard (`EnvFactory.build`). A text env passes the guard once, unchanged.
 """
 
 from __future__ import annotations
@@ -28,14 +28,18 @@ class EnvFactory:
         self.name = name
 
     def __call__(self, env_config: Mapping[str, Any] | None = None) -> Env:
+        env = self.build(env_config)
+        _guard(env, self.name)
+        return env
+
+    def build(self, env_config: Mapping[str, Any] | None = None) -> Env:
+        """The env, unguarded: for a scheduler that plays tool envs (`swift_gym`)."""
         env_class = default_registry().get_env_class(self.name)
         try:
-            env = env_class(env_config if env_config is not None else {})
+            return env_class(env_config if env_config is not None else {})
         except InvalidConfigError as error:
             error.env_name = self.name
             raise
-        _guard(env, self.name)
-        return env
 
     def __repr__(self) -> str:
         return f"<swift-gym env {self.name!r}>"
@@ -63,9 +67,3 @@ class _FirstStepGuard:
 def _guard(env: Env, name: str) -> None:
     with contextlib.suppress(AttributeError, TypeError):  # __slots__: left unguarded
         env.step = _FirstStepGuard(env, name)  # type: ignore[method-assign]
-
-
-def drive(env: Any) -> None:
-    """The `swift_gym` scheduler plays `env`, tools included: lift the first-step guard."""
-    if isinstance(getattr(env, "__dict__", {}).get("step"), _FirstStepGuard):
-        del env.step

@@ -55,9 +55,9 @@ def fill_envs(gym_env: ModuleType) -> None:
 
 def fill_multi_turns(multi_turn: ModuleType) -> None:
     """The `swift_gym` scheduler, and a did-you-mean for unknown `--gym_env` names."""
-    from .scheduler import make_scheduler_class
+    from .scheduler import scheduler_class
 
-    _add(multi_turn.multi_turns, SCHEDULER_NAME, make_scheduler_class(multi_turn.GYMScheduler))
+    _add(multi_turn.multi_turns, SCHEDULER_NAME, scheduler_class(multi_turn.GYMScheduler))
     _explain_unknown_envs(multi_turn.GYMScheduler)
 
 

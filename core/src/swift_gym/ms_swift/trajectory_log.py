@@ -36,10 +36,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .. import json_text
-from ..episode.records import new_record
 
-# The evaluation engine's rules, so a training record means what an eval record means.
-from ..episode.status import final_status, parsed_action, succeeded, valid_action
+# The episode room's records and rules, so a training record means what an eval record means.
+from ..episode.records import new_record, turn_record
+from ..episode.status import final_status, succeeded
 
 logger = logging.getLogger("swift_gym")
 
@@ -50,37 +50,6 @@ OVERFLOWED = (
     "the total reward overflowed: the step rewards sum beyond the largest float "
     f"({sys.float_info.max:.4g})"
 )
-
-
-def turn_record(
-    number: int,
-    reply: Any,
-    observation: str,
-    reward: float,
-    done: bool,
-    info: Mapping[str, Any],
-    tool_calls: list[dict[str, str]] | None = None,
-    tool_results: list[dict[str, str]] | None = None,
-) -> dict[str, Any]:
-    """One turn as `swift-gym eval` records it: the reply, what the env read from it, and after.
-
-    A tool env's turn also keeps the reply's `tool_calls` and the env's `tool_results` (lists,
-    maybe empty); a text env's turn has neither key, so its records stay as they were.
-    """
-    record = {
-        "turn": number,
-        "reply": reply,
-        "action": parsed_action(info),
-        "valid_action": valid_action(info),
-        "observation": observation,
-        "reward": reward,
-        "done": done,
-        "info": info,
-    }
-    if tool_calls is not None:
-        record["tool_calls"] = tool_calls
-        record["tool_results"] = tool_results if tool_results is not None else []
-    return record
 
 
 def played_turns(
@@ -96,21 +65,11 @@ def played_turns(
     ]
 
 
-def encoded_turn(
-    number: int,
-    reply: Any,
-    observation: str,
-    reward: float,
-    done: bool,
-    info: Mapping[str, Any],
-    tool_calls: list[dict[str, str]] | None = None,
-    tool_results: list[dict[str, str]] | None = None,
-) -> Any:
-    """`turn_record`, encoded as the turn ends (its data is fresh in the CPU's caches then, and
-    the bytes are one object garbage collection never scans): a `msgspec.Raw` that
-    `encoded_line` splices into the episode's line; the record itself without msgspec or when
-    it refuses it."""
-    record = turn_record(number, reply, observation, reward, done, info, tool_calls, tool_results)
+def encoded_turn(record: dict[str, Any]) -> Any:
+    """A turn's record (`episode.records.turn_record`), encoded as the turn ends (its data is
+    fresh in the CPU's caches then, and the bytes are one object garbage collection never
+    scans): a `msgspec.Raw` that `encoded_line` splices into the episode's line; the record
+    itself without msgspec or when it refuses it."""
     encode = _fast_encoder()
     if encode is not None:
         try:

@@ -228,7 +228,7 @@ class Session:
             False,
             episode.reset_info,
             {**self._metadata(), "oracle": self.oracle_served()},
-            system_prompt=episode.system_prompt,
+            system_prompt=episode.system_prompt or "",
             tools=tools.copy() if tools else None,
             messages=context,
         )

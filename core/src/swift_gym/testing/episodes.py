@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..env import Env, Message
-from ..errors import short_repr
-from ..replies import tool_calls
-from ..steps import StepResult
-from ..tools.turns import answer_messages
+from ..episode import Episode as PlayedEpisode
+from ..episode import Reply, tools_of
+from ..errors import InvalidStepError, short_repr
 from .replies import GARBAGE_REPLIES, Script, as_message, reply_label
-from .results import is_step_result, reset_problems, step_problems, tools_problems
+from .results import reset_problems, step_problems, tools_problems
 from .timing import timed_call
 
 
@@ -49,7 +48,8 @@ class Episode:
         self.recorder = recorder
         self.failure_check = failure_check
         """The check an exception of `step` breaks (default: `step`, `garbage` for garbage)."""
-        self.history: list[Message] = []
+        self.episode = PlayedEpisode()
+        """The episode's chat, tools and turns, as every face keeps them (`swift_gym.episode`)."""
         self.transcript: list[tuple[Any, ...]] = []
         self.steps = 0
         self.done = False
@@ -115,20 +115,20 @@ class Episode:
             return
         observation, info, system_prompt = result
         self.transcript.append(("reset", observation, info, system_prompt))
-        for check, message in tools_problems(self.env):
+        tool_problems = tools_problems(self.env)
+        for check, message in tool_problems:
             self._record(check, message, 0)
-        self.history = [
-            {"role": "system", "content": system_prompt},
-            {"role": "user", "content": observation},
-        ]
+        self.episode.open(result, None if tool_problems else tools_of(self.env))
 
     async def advance(self, max_steps: int) -> None:
         """Send the next reply; ends the episode at `done`, at a broken result or at max_steps."""
         self.steps += 1
         step = self.steps
         reply = self.script.next(self._oracle())
-        messages = [*self.history, reply]
+        messages = [*self.episode.messages, reply]
         sent = copy.deepcopy(messages)
+        typed = Reply.read(reply)
+        self.episode.send(typed, history=sent)
         result = await self._call("step", lambda: self.env.step(messages), step, reply)
         self.last_result = result
         if messages != sent:
@@ -136,20 +136,17 @@ class Episode:
         if result is None:
             self.done = True
             return
-        calls = tool_calls(sent)
-        for check, message in step_problems(result, calls):
+        problems = step_problems(result, typed.calls if self.episode.tools else ())
+        for check, message in problems:
             self._record(check, message, step, reply_label(reply))
-        if not is_step_result(result):
+        try:
+            turn = self.episode.take(result)
+        except InvalidStepError:  # recorded above: the episode cannot go on
             self.transcript.append(("bad_step", repr(result)))
             self.done = True
             return
-        observation, reward, done, info = result
-        self.transcript.append(("step", observation, reward, done, info))
-        if calls and isinstance(result, StepResult):  # tool messages, then any observation
-            self.history = [*sent, *answer_messages(result, calls)]
-        else:
-            self.history = [*sent, {"role": "user", "content": observation}]
-        self.done = _ended(done) or step >= max_steps
+        self.transcript.append(("step", *turn.step))
+        self.done = turn.step.done or step >= max_steps
 
     def _oracle(self) -> str | Mapping[str, Any] | None:
         """The env's own best reply (`oracle_reply()`: text or a message with tool calls), when
@@ -216,14 +213,6 @@ def first_difference(left: list[tuple[Any, ...]], right: list[tuple[Any, ...]]) 
     if len(left) != len(right):
         return f"one run lasted {len(left) - 1} steps, the other {len(right) - 1}"
     return None
-
-
-def _ended(done: Any) -> bool:
-    """Whether a `done` ends the episode; one that is not a bool is reported, not trusted."""
-    try:
-        return bool(done)
-    except Exception:  # e.g. a numpy array: end the episode rather than loop on it
-        return True
 
 
 def _mutation(sent: list[Message], seen: list[Message]) -> str:
