@@ -7,6 +7,7 @@ that fails every other request. Failed and stalled requests must end only their 
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from email.message import Message
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from typing import Any
 import pytest
 from cli_runner import run as run_command
 from openai_server import JSONHandler, completion, solve_reply
+from test_install_hints import hidden
 from tool_envs import COLOURS, TOOLS, secret_of
 
 
@@ -39,7 +42,9 @@ Answer = Callable[[dict[str, Any], int], tuple[int, Any]]
 class Server:
     url: str
     requests: list[dict[str, Any]] = field(default_factory=list)
-    headers: list[dict[str, str]] = field(default_factory=list)
+    headers: list[Message] = field(default_factory=list)
+    """Each request's headers: names are case-insensitive, as in HTTP (the SDK sends them in
+    lower case)."""
 
 
 def solver(body: dict[str, Any], number: int) -> tuple[int, Any]:
@@ -74,7 +79,7 @@ def serve() -> Iterator[Callable[[Answer], Server]]:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with lock:
                     server.requests.append(body)
-                    server.headers.append(dict(self.headers))
+                    server.headers.append(self.headers)
                     number = len(server.requests)
                 if self.path != "/v1/chat/completions":
                     self.reply(404, {"error": "not found"})
@@ -382,3 +387,45 @@ def test_calls_from_the_server_are_bounded(
     assert turn["tool_calls"][0]["id"] == "call_0" and turn["tool_calls"][1]["id"] == "call_1"
     assert turn["tool_calls"][0]["arguments"] == '{"a": 1}'
     assert all(r["content"].startswith("Error: unknown tool") for r in turn["tool_results"])
+
+
+def test_credentials_are_never_printed_and_no_key_but_the_one_given_is_sent(
+    serve: Callable[[Answer], Server], tmp_path: Path
+) -> None:
+    server = serve(lambda body, number: (401, {"error": "bad key"}))
+    keyed = server.url.replace("http://", "http://user:s3cret@")
+    out = tmp_path / "t.jsonl"
+    ambient = {  # the SDK's own variables: its debug log on, keys it would look for itself
+        "OPENAI_LOG": "debug",
+        "OPENAI_ADMIN_KEY": "sk-admin-s3cret",
+        "OPENAI_CUSTOM_HEADERS": "Authorization: Bearer sk-ambient-s3cret",
+    }
+    result = run(
+        "eval", "frozen_lake", "--policy", "openai", "--base-url", keyed, "--model", "m",
+        "-n", "1", "-o", str(out), env={**ambient, "SWIFT_GYM_API_KEY": "sk-s3cret"},
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    said = result.stdout + result.stderr + out.read_text()
+    assert f"HTTP 401 at {server.url}/chat/completions (the key was refused" in said
+    assert "Sending HTTP Request" in result.stderr  # the SDK's debug log was on
+    assert "s3cret" not in said
+    basic = base64.b64encode(b"user:s3cret").decode()
+    assert server.headers[0]["Authorization"] == f"Basic {basic}"  # the URL's, as httpx sends
+    unkeyed = run(
+        "eval", "frozen_lake", "--policy", "openai", "--base-url", server.url, "--model", "m",
+        "-n", "1", env=ambient,
+    )  # fmt: skip
+    assert unkeyed.returncode == 1 and "s3cret" not in unkeyed.stdout + unkeyed.stderr
+    assert "Authorization" not in server.headers[-1]
+
+
+def test_without_the_openai_package_it_says_how_to_install_it(tmp_path: Path) -> None:
+    result = run(
+        "eval", "frozen_lake", "--policy", "openai", "--model", "m", env=hidden(tmp_path, "openai")
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: OpenAIPolicy (--policy openai) needs the openai package: pip install "
+        '"./core[agent]" in a clone of swift-gym, or pip install "openai>=1.99" '
+        '"httpx>=0.27,<1"\n'
+    )

@@ -9,7 +9,9 @@ import itertools
 import json
 import math
 import random
+import threading
 from fractions import Fraction
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -131,32 +133,47 @@ def test_the_command_for_the_rest_skips_the_seed_cut_short(
     assert "-n 1 --seed-start 4" in capsys.readouterr().err
 
 
-async def test_openai_requests_carry_a_seed_drawn_for_the_rollout() -> None:
+async def test_openai_requests_carry_a_seed_drawn_for_the_rollout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from swift_gym.evaluation.openai import OpenAIPolicy
 
     sent: list[dict[str, Any]] = []
 
-    class Answers:
-        async def request(self, method: str, path: str, **kwargs: Any) -> Any:
-            import httpx
+    class Answers(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            sent.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            body = json.dumps({"choices": [{"message": {"content": "<action>up</action>"}}]})
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body.encode())
 
-            sent.append(json.loads(kwargs["content"]))
-            body = {"choices": [{"message": {"content": "<action>up</action>"}}]}
-            return httpx.Response(200, json=body)
+        def log_message(self, *args: Any) -> None:
+            pass
 
-    policy = OpenAIPolicy("http://127.0.0.1:9/v1", "m")
-    policy._http = Answers()  # type: ignore[assignment]
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Answers)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/v1"
     env = swift_gym.make("frozen_lake")
     messages = [{"role": "user", "content": "go"}]
-    await policy.reply_with_details(env, messages, random.Random(0))
-    assert "seed" not in sent[-1]  # one episode per seed: the server samples as it likes
-    policy.set_rollouts_per_seed(4)
-    _, details = await policy.reply_with_details(env, messages, random.Random(7))
-    assert sent[-1]["seed"] == random.Random(7).getrandbits(31) == details["seed"]
-    fixed = OpenAIPolicy("http://127.0.0.1:9/v1", "m", sampling={"seed": 5})
-    fixed._http, fixed._seeded = Answers(), True  # type: ignore[assignment]
-    await fixed.reply_with_details(env, messages, random.Random(7))
-    assert sent[-1]["seed"] == 5  # the caller's own seed stays
+    policy = OpenAIPolicy(url, "m")
+    fixed = OpenAIPolicy(url, "m", sampling={"seed": 5})
+    try:
+        await policy.reply_with_details(env, messages, random.Random(0))
+        assert "seed" not in sent[-1]  # one episode per seed: the server samples as it likes
+        policy.set_rollouts_per_seed(4)
+        _, details = await policy.reply_with_details(env, messages, random.Random(7))
+        assert sent[-1]["seed"] == random.Random(7).getrandbits(31) == details["seed"]
+        fixed.set_rollouts_per_seed(4)
+        await fixed.reply_with_details(env, messages, random.Random(7))
+        assert sent[-1]["seed"] == 5  # the caller's own seed stays
+    finally:
+        await policy.close()
+        await fixed.close()
+        server.shutdown()
+        server.server_close()
 
 
 def test_the_report_shows_pass_at_k_beside_a_run_without_rollouts() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 EXTRAS = {
     "swift": "ms-swift>=4.6 msgspec",
     "new": "cookiecutter>=2.6",
-    "agent": "openai>=1.40 httpx>=0.27,<1",
+    "agent": "openai>=1.99 httpx>=0.27,<1",
     "mcp": "mcp>=1.22,<2",
     "ray": "ray>=2.40",
     "remote": "websockets>=15",

@@ -101,8 +101,8 @@ DEFAULT_RETRIES = defaults.RETRIES
 @click.option(
     "--retries", type=click.IntRange(min=0), default=DEFAULT_RETRIES, show_default=True,
     help="openai: retries of a request that could not connect, lost its connection or got "
-    "408/409/429/5xx, after 1, 2, 4, 8, 8 s (rides out a server restart). A request that timed "
-    "out is retried once at most, after a pause as long as --timeout (at most 30 s).",
+    "408/409/429/5xx, after 0.5, 1, 2, 4, 8, 8 s (rides out a server restart). A request that "
+    "timed out is retried once at most, after a pause as long as --timeout (at most 30 s).",
 )  # fmt: skip
 @click.option("--temperature", type=float, help="openai: sampling temperature.")
 @click.option(

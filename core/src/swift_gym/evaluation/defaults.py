@@ -20,5 +20,6 @@ caps a turn at 512). Without a cap a server may generate up to its whole context
 minutes on a CPU, and a context overflow."""
 TIMEOUT = 120.0
 """Seconds one request may take, waiting in the server's queue included."""
-RETRIES = 5
-"""With the backoff of 1, 2, 4, 8 and 8 s, a request rides out a server restart of about 20 s."""
+RETRIES = 6
+"""With the openai SDK's backoff of 0.5, 1, 2, 4, 8 and 8 s (each up to a quarter shorter), a
+request rides out a server restart of about 20 s."""

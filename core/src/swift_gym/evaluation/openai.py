@@ -1,12 +1,21 @@
 """`OpenAIPolicy` (`--policy openai`): replies from any OpenAI-compatible `/chat/completions`.
 
-Works with `swift deploy`, vLLM, SGLang and hosted APIs. Each request has a hard timeout. A
-request that could not connect, lost its connection, or got HTTP 408/409/429 or 5xx is retried
-with exponential backoff (1, 2, 4, 8, 8 s: enough to ride out a server restart); one that timed
-out is retried once at most, after a pause as long as its timeout, since the server may still be
-working on it. When the retries run out, or the server answers another 4xx, `PolicyError` ends
-that episode (status "error") and the run goes on, unless the endpoint is down (`stop_reason`).
-The HTTP client lives from `prepare` to `close`, so one policy object serves run after run.
+Works with `swift deploy`, vLLM, SGLang and hosted APIs. Requests go through the `openai` SDK's
+`AsyncOpenAI` (the core's `agent` extra), which retries a request that could not connect, lost
+its connection, or got HTTP 408/409/429 or 5xx, `retries` times with exponential backoff (0.5,
+1, 2, 4, 8, 8 s, each up to a quarter shorter, or the server's Retry-After, at most 8 s here):
+enough to ride out a server restart. Under it, `openai_http.BoundedClient` bounds each attempt:
+a hard `timeout`, the whole answer read within it; at most `max_response_bytes` of the answer
+read; and a request that timed out is retried once at most, after a pause as long as its
+timeout (at most 30 s), since the server may still be working on it. When the retries run
+out, or the server answers another 4xx, `PolicyError` ends that episode (status "error") and
+the run goes on, unless the endpoint is down (`stop_reason`). The client lives from `prepare`
+to `close`, so one policy object serves run after run.
+
+What is sent is swift-gym's choice, not the SDK's: the body as swift-gym's JSON writes it (a
+lone surrogate a model wrote goes as its escape, which strict UTF-8 cannot carry), the key
+given or none (never one the SDK finds by itself), no telemetry headers. Messages, records and
+the SDK's own logs name the endpoint without its credentials (`public_url`).
 
 In an env that offers tools, every request carries them (`tools`, OpenAI's function tools), the
 chat carries the earlier calls and their results as OpenAI's assistant `tool_calls` and `tool`
@@ -18,9 +27,9 @@ with calls and no content is a reply). The server is untrusted: its calls are re
 
 from __future__ import annotations
 
-import asyncio
+import inspect
 import os
-import random
+import re
 from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -29,36 +38,36 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from ..errors import short_repr
-from ..json_text import dumps as json_dumps
+from ..install_hints import extra_hint
+from ..json_text import encode as json_encode
+from ..json_text import loads as json_loads
 from ..replies import tool_calls
 from ..tools.toolset import ToolCall, offered_tools
 from ..tools.turns import assistant_message
 from . import defaults, progress
 from .errors import EndpointError, EndpointSetupError, PolicyError
+from .openai_http import (
+    ATTEMPTS,
+    MAX_RESPONSE_BYTES,
+    Attempts,
+    BoundedClient,
+    connected,
+    timed_out,
+)
 
 if TYPE_CHECKING:
+    import random
+
     from ..env import Env, Message
     from .policies import Reply
 
 KEY_VARIABLES = ("SWIFT_GYM_API_KEY", "OPENAI_API_KEY")
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"
-RETRYABLE = frozenset({408, 409, 429})
 DOWN_WINDOW = 3
 """The endpoint is down when this many requests in a row, each after its retries, could not
 connect: no new episode is started then."""
-_BACKOFF_BASE = 1.0
-_BACKOFF_MAX = 8.0
-_TIMEOUT_PAUSE_MAX = 30.0
-_jitter = random.Random()  # never the global RNG, which episodes must not share
-
-
-class _Failed(Exception):
-    """A request that failed for good: its last transport error and how many attempts it took."""
-
-    def __init__(self, error: BaseException, attempts: int):
-        super().__init__(str(error))
-        self.error = error
-        self.attempts = attempts
+_TELEMETRY = re.compile("x-stainless-", re.IGNORECASE)
+_TELEMETRY_PER_REQUEST = ("X-Stainless-Retry-Count", "X-Stainless-Read-Timeout")
 
 
 def find_api_key(variable: str | None) -> str | None:
@@ -75,9 +84,10 @@ def check_base_url(url: str) -> str:
     host."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
+        shown = _without_secrets(url)
         raise EndpointSetupError(
-            f"base URL {url!r}: not an http:// or https:// URL; did you mean "
-            f"http://{url.split('://', 1)[-1].lstrip('/')}?"
+            f"base URL {shown!r}: not an http:// or https:// URL; did you mean "
+            f"http://{shown.split('://', 1)[-1].lstrip('/')}?"
         )
     return url.rstrip("/")
 
@@ -92,7 +102,7 @@ cut name is still no tool's (the env answers it with an error)."""
 
 
 def public_url(url: str) -> str:
-    """`url` without credentials, query or fragment: what a record may keep of it."""
+    """`url` without credentials, query or fragment: what a record or a message may show."""
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
@@ -175,15 +185,6 @@ def _detail(error: BaseException) -> str:
     return next((str(cause) for cause in chain if str(cause)), type(error).__name__)
 
 
-def _connected(error: BaseException) -> bool:
-    """Whether the request reached the server before it failed."""
-    return not isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout))
-
-
-def _timed_out(error: BaseException) -> bool:
-    return isinstance(error, (httpx.TimeoutException, asyncio.TimeoutError)) and _connected(error)
-
-
 def _hint(status: int, base_url: str) -> str:
     """What to check when the API answers `status`, or ""."""
     if status == 404 and not base_url.endswith("/v1"):
@@ -200,6 +201,26 @@ def _attempts(count: int) -> str:
     return f"gave up after {count} attempt{'s' * (count != 1)}"
 
 
+def _openai() -> Any:
+    """The `openai` package, or `EndpointSetupError` saying how to install it."""
+    try:
+        import openai
+    except ImportError:
+        raise EndpointSetupError(
+            f"OpenAIPolicy (--policy openai) needs the openai package: {extra_hint('agent')}"
+        ) from None
+    return openai
+
+
+class _Failed(Exception):
+    """A request that got no usable answer: what its attempts met."""
+
+    def __init__(self, attempts: Attempts, error: BaseException):
+        super().__init__(type(error).__name__)
+        self.attempts = attempts
+        self.error = attempts.error or error
+
+
 class OpenAIPolicy:
     """Sends the chat so far to a model behind an OpenAI-compatible API; returns its reply.
 
@@ -207,7 +228,8 @@ class OpenAIPolicy:
     `http://127.0.0.1:8000/v1`); `model` defaults to the one model the server lists; `api_key`
     to `$SWIFT_GYM_API_KEY`, else `$OPENAI_API_KEY`. Each reply is capped at `max_tokens`;
     `sampling` adds fields to every request (`{"top_p": 0.9, "seed": 0}`). The number of
-    requests in flight is the run's `concurrency`, retries included.
+    requests in flight is the run's `concurrency`, retries included. An answer bigger than
+    `max_response_bytes` fails its request unread. Needs the `openai` package.
     """
 
     name = "openai"
@@ -223,19 +245,25 @@ class OpenAIPolicy:
         timeout: float = defaults.TIMEOUT,
         retries: int = defaults.RETRIES,
         sampling: Mapping[str, Any] | None = None,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ):
         url = base_url or os.environ.get(BASE_URL_VARIABLE) or defaults.BASE_URL
         self.base_url = check_base_url(url)
+        self._public = public_url(self.base_url)
+        self._openai = _openai()
         self.model = model
         self._chosen_model = model
         self.timeout = timeout
         self.retries = retries
+        self.max_response_bytes = max_response_bytes
         self.sampling: dict[str, Any] = {"max_tokens": max_tokens, **(sampling or {})}
         if temperature is not None:
             self.sampling["temperature"] = temperature
         self._key = api_key if api_key is not None else find_api_key(None)
         self._recent: deque[bool] = deque(maxlen=DOWN_WINDOW)  # did each request connect?
-        self._http: httpx.AsyncClient | None = None
+        self._api: Any = None  # the SDK's AsyncOpenAI, from the first request to `close`
+        self._options: dict[str, Any] = {}  # of every request
+        self._body = "content"
         self._connections = defaults.CONCURRENCY
         self._seeded = False
 
@@ -253,57 +281,89 @@ class OpenAIPolicy:
         self._connections = episodes
 
     def __repr__(self) -> str:
-        return f"OpenAIPolicy(base_url={self.base_url!r}, model={self.model!r})"
+        return f"OpenAIPolicy(base_url={self._public!r}, model={self.model!r})"
 
-    @property
-    def _client(self) -> httpx.AsyncClient:
-        if self._http is None:
-            headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
-            self._http = httpx.AsyncClient(
-                base_url=self.base_url + "/",
-                headers=headers,
+    def _client(self) -> Any:
+        """The SDK's client over a `BoundedClient`. The URL's credentials, if any, go as Basic auth
+        (as httpx sends them) and never into the SDK's URL, which its logs show. The key is the
+        one Authorization sent, and without a key none is: never one the SDK finds by itself
+        (OPENAI_ADMIN_KEY, OPENAI_CUSTOM_HEADERS' in newer SDKs)."""
+        if self._api is None:
+            url = httpx.URL(self.base_url)
+            basic = httpx.BasicAuth(url.username, url.password) if url.userinfo else None
+            http = BoundedClient(
+                deadline=self.timeout,
+                max_bytes=self.max_response_bytes,
+                retries=self.retries,
+                auth=basic,
                 timeout=httpx.Timeout(self.timeout),
                 limits=httpx.Limits(
                     max_connections=self._connections, max_keepalive_connections=self._connections
                 ),
             )
-        return self._http
+            openai, key = self._openai, self._key
+            api = openai.AsyncOpenAI(
+                api_key=key or "none",  # not sent without a key: see below
+                base_url=_without_credentials(self.base_url) + "/",
+                max_retries=self.retries,
+                timeout=self.timeout,
+                http_client=http,
+            )
+            # no telemetry headers (the SDK's version, the OS, Python's: nothing the server needs,
+            # and httpx's work per request grows with each header); the key given, or none
+            telemetry = [name for name in api.default_headers if _TELEMETRY.match(name)]
+            headers = {name: openai.Omit() for name in telemetry}
+            if key:
+                headers["Authorization"] = f"Bearer {key}"
+            self._api = api.copy(default_headers=headers)
+            each = {name: openai.Omit() for name in _TELEMETRY_PER_REQUEST}
+            self._options = {"headers": each if key else {**each, "Authorization": openai.Omit()}}
+            # bytes go as `content` since openai 2.x (before: as `body`, deprecated there)
+            takes = inspect.signature(self._api.post).parameters
+            self._body = "content" if "content" in takes else "body"
+        return self._api
 
     def _describe(self, error: BaseException) -> str:
-        if _timed_out(error):
+        if timed_out(error):
             return f"no answer within {self.timeout:g} s"
-        if not _connected(error):
-            return f"nothing answers at {self.base_url} ({_detail(error)})"
+        if not connected(error):
+            return f"nothing answers at {self._public} ({_detail(error)})"
         return f"request failed ({type(error).__name__}: {_detail(error)})"
 
-    async def _send(
-        self, method: str, path: str, tell: bool = False, **kwargs: Any
+    def _too_big(self) -> str:
+        limit = f"{self.max_response_bytes:,} bytes"
+        return f"the answer is over {limit} (max_response_bytes): not read"
+
+    async def _request(
+        self, path: str, body: bytes | None = None, tell: bool = False
     ) -> tuple[httpx.Response, int]:
-        """The response and the attempts it took, retried as the module docstring says;
-        `_Failed` when no attempt got a response. `tell`: say on stderr that it retries."""
-        timeouts = 0
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response = await asyncio.wait_for(
-                    self._client.request(method, path, **kwargs), self.timeout
-                )
-            except (httpx.TransportError, asyncio.TimeoutError) as error:
-                timeouts += _timed_out(error)
-                if attempt > self.retries or timeouts > 1:
-                    raise _Failed(error, attempt) from None
-                pause = min(self.timeout, _TIMEOUT_PAUSE_MAX) if _timed_out(error) else 0.0
-                if tell and attempt == 1:
-                    retrying = f"retrying up to {self.retries} times (retries, --retries)"
-                    progress.note("waiting", f"{self._describe(error)}; {retrying}")
+        """The answer to GET `path` (POST `body`), the SDK's retries done, and the attempts it
+        took; `_Failed` when none got one or the client ended them. `tell`: say on stderr that
+        it retries."""
+        client = self._client()
+        attempts = Attempts(self._tell_retrying if tell else None)
+        token = ATTEMPTS.set(attempts)
+        try:
+            if body is None:
+                response = await client.get(path, cast_to=httpx.Response, options=self._options)
             else:
-                retryable = response.status_code in RETRYABLE or response.status_code >= 500
-                if not retryable or attempt > self.retries:
-                    return response, attempt
-                pause = _retry_after(response)
-            backoff = _BACKOFF_BASE * 2 ** (attempt - 1)
-            await asyncio.sleep(max(pause, min(_BACKOFF_MAX, backoff) * _jitter.uniform(0.8, 1.2)))
+                sent = {self._body: body}
+                response = await client.post(
+                    path, cast_to=httpx.Response, options=self._options, **sent
+                )
+        except self._openai.APIStatusError as error:
+            if attempts.stop is not None:
+                raise _Failed(attempts, error) from None
+            response = error.response
+        except self._openai.APIConnectionError as error:
+            raise _Failed(attempts, error) from None
+        finally:
+            ATTEMPTS.reset(token)
+        return response, attempts.count
+
+    def _tell_retrying(self, error: BaseException) -> None:
+        retrying = f"retrying up to {self.retries} times (retries, --retries)"
+        progress.note("waiting", f"{self._describe(error)}; {retrying}")
 
     async def prepare(self) -> None:
         """Use the model given, or the one model the server lists at `/models`."""
@@ -311,16 +371,18 @@ class OpenAIPolicy:
         self.model = self._chosen_model
         if self.model:
             return
-        url = f"{self.base_url}/models"
+        url = f"{self._public}/models"
         try:
-            response, _ = await self._send("GET", "models", tell=True)
+            response, _ = await self._request("models", tell=True)
         except _Failed as failed:
-            if _timed_out(failed.error):
+            if failed.attempts.stop == "size":
+                raise EndpointError(f"{url}: {self._too_big()}") from None
+            if timed_out(failed.error):
                 raise EndpointError(f"no answer from {url} within {self.timeout:g} s") from None
             raise EndpointError(self._describe(failed.error)) from None
         status = response.status_code
         if status != 200:
-            hint = _hint(status, self.base_url)
+            hint = _hint(status, self._public)
             if status == 404 and not hint:
                 hint = (
                     "no model list there: is it an OpenAI-compatible API? (or give the model: "
@@ -330,7 +392,7 @@ class OpenAIPolicy:
                 raise EndpointSetupError(f"{status} at {url}: {hint}")
             raise EndpointError(f"HTTP {status} at {url}: {short_repr(response.text, 200)}")
         try:
-            ids = [item["id"] for item in response.json()["data"]]
+            ids = [item["id"] for item in json_loads(response.content)["data"]]
         except Exception:
             raise EndpointError(
                 f"{url} did not answer with a model list ({short_repr(response.text, 200)}); "
@@ -340,7 +402,7 @@ class OpenAIPolicy:
             listed = ", ".join(map(str, ids)) or "none"
             served = listed if len(listed) <= 300 else listed[:297] + "..."
             raise EndpointSetupError(
-                f"{self.base_url} serves {served}: pick one (model=..., --model)"
+                f"{self._public} serves {served}: pick one (model=..., --model)"
             )
         self.model = str(ids[0])
 
@@ -350,7 +412,7 @@ class OpenAIPolicy:
         sampling field."""
         return {
             "model": self.model,
-            "base_url": public_url(self.base_url),
+            "base_url": self._public,
             "temperature": self.sampling.get("temperature"),
             **self.sampling,
         }
@@ -371,19 +433,20 @@ class OpenAIPolicy:
         if tools:
             body["tools"] = list(tools)
         try:
-            # Not httpx's json=: it encodes strict UTF-8, and a reply the model wrote may hold
-            # a lone surrogate that the conversation sends back (JSON carries it as an escape).
-            response, attempts = await self._send(
-                "POST", "chat/completions", content=json_dumps(body).encode(), headers=_JSON
-            )
+            response, attempts = await self._request("chat/completions", json_encode(body))
         except _Failed as failed:
-            self._recent.append(_connected(failed.error))
-            reason = f"{self._describe(failed.error)}; {_attempts(failed.attempts)}"
-            raise PolicyError(reason) from None
+            count = failed.attempts.count
+            if failed.attempts.stop == "size":
+                self._recent.append(True)
+                raise PolicyError(
+                    self._too_big() + (f"; {_attempts(count)}" if count > 1 else "")
+                ) from None
+            self._recent.append(connected(failed.error))
+            raise PolicyError(f"{self._describe(failed.error)}; {_attempts(count)}") from None
         self._recent.append(True)
         if response.status_code == 200:
             try:
-                payload = response.json()
+                payload = json_loads(response.content)
             except ValueError:
                 raise PolicyError(
                     f"response is not JSON: {short_repr(response.text, 200)}"
@@ -392,8 +455,8 @@ class OpenAIPolicy:
             reply: Reply = assistant_message(text, calls) if calls else text
             details = reply_details(payload)
             return reply, details if seed is None else {"seed": seed, **details}
-        hint = _hint(response.status_code, self.base_url)
-        where = f" at {self.base_url}/chat/completions ({hint})" if hint else ""
+        hint = _hint(response.status_code, self._public)
+        where = f" at {self._public}/chat/completions ({hint})" if hint else ""
         message = f"HTTP {response.status_code}{where}: {short_repr(response.text, 200)}"
         if attempts > 1:
             message += f"; {_attempts(attempts)}"
@@ -403,23 +466,24 @@ class OpenAIPolicy:
         """Why no new episode should start: the last requests all failed to connect."""
         if len(self._recent) == DOWN_WINDOW and not any(self._recent):
             return (
-                f"nothing answers at {self.base_url}: the last {DOWN_WINDOW} requests could not "
+                f"nothing answers at {self._public}: the last {DOWN_WINDOW} requests could not "
                 "connect, each after its retries"
             )
         return None
 
     async def close(self) -> None:
-        if self._http is not None:
-            http, self._http = self._http, None
-            await http.aclose()
+        if self._api is not None:
+            api, self._api = self._api, None
+            await api.close()
 
 
-_JSON = {"Content-Type": "application/json"}
+def _without_secrets(url: str) -> str:
+    """`url`, which may not parse, without a `user:password@` or a query: for messages."""
+    url = re.sub(r"^((?:[^:/?#]+:)?//)?[^/?#@]*@", r"\1", url)
+    return url.split("?", 1)[0].split("#", 1)[0]
 
 
-def _retry_after(response: httpx.Response) -> float:
-    """The server's `Retry-After` in seconds (bounded), else 0."""
-    try:
-        return min(_BACKOFF_MAX, max(0.0, float(response.headers.get("Retry-After", 0))))
-    except ValueError:
-        return 0.0
+def _without_credentials(url: str) -> str:
+    """`url` without its user and password (sent as Basic auth instead, never logged)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
