@@ -125,7 +125,8 @@ def test_replies_history_and_lone_surrogates(odd: serve_process.Server) -> None:
         ("exits", "SystemExit: it called sys.exit(3)"),
         (
             "wrong_shape",
-            "step() must return (observation, reward, done, info) or a StepResult, got ('only', 'three', 'things')",
+            "step() must return (observation, reward, done, info) or a StepResult, "
+            "got ('only', 'three', 'things')",
         ),
         ("cancels", "CancelledError, raised by the env itself"),
     ],

@@ -40,7 +40,8 @@ def step(ws: Any, message: str) -> dict[str, Any]:
         ("exits", "SystemExit: it called sys.exit(3)"),
         (
             "wrong_shape",
-            "step() must return (observation, reward, done, info) or a StepResult, got ('only', 'three', 'things')",
+            "step() must return (observation, reward, done, info) or a StepResult, "
+            "got ('only', 'three', 'things')",
         ),
         ("cancels", "CancelledError, raised by the env itself"),
     ],

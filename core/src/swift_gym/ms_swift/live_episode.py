@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..episode import Episode
-from ..tools import ToolSet
+from ..tools.toolset import ToolSet
 
 ENCODED_TURN = Any
 """A turn as `trajectory_log.encoded_turn` returns it."""

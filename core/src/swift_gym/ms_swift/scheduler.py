@@ -38,7 +38,6 @@ from ..episode import Reply, replaces_chat, tools_of
 from ..episode.layout import signature
 from ..ray.placement import process_placement
 from ..replies import tool_calls
-from ..tools.turns import call_messages
 from .contexts import replacement
 from .factories import EnvFactory
 from .live_episode import LiveEpisode, jsonable, plain_copy, text_of
@@ -171,9 +170,10 @@ class SwiftGymScheduler:
             return {"done": True, "rollout_infos": infos}
         episode, env = live.episode, live.env
         try:
-            messages = plain_copy(request.messages)
-            reply = _reply(messages, response_choice, bool(episode.tools))
-            value = await self._guarded(env.step(episode.send(reply, history=messages)))
+            reply = _reply(request.messages, response_choice, bool(episode.tools))
+            # the episode's chat, the same as on every face: each reply as text with its calls
+            # (ms-swift's own keeps earlier replies as token ids, without their calls)
+            value = await self._guarded(env.step(episode.send(reply)))
             context = env.rewritten_context() if live.rewrites else None
             turn = episode.take(value, context, tools_of(env) if context is not None else None)
         except Exception as error:  # this episode ends with reward 0; the batch goes on
@@ -186,7 +186,7 @@ class SwiftGymScheduler:
         info = jsonable(turn.step.info)
         live.step_infos.append(info)
         if live.rewrites and request.messages:  # to find the reply in a replaced chat
-            live.replies.append((signature(messages[-1]), request.messages[-1]))
+            live.replies.append((signature(reply.message()), request.messages[-1]))
         if turn.context is not None:  # the next turn plays the env's chat, not an extension
             live.pending_context, live.offered = turn.context, episode.tools
             live.tools = list(episode.tools or ()) or live.tools
@@ -309,12 +309,10 @@ def scheduler_class(base: type) -> type:
 
 def _reply(messages: list[dict[str, Any]], response_choice: Any, offers_tools: bool) -> Reply:
     """The reply ms-swift appended to `messages` (its text), with the calls the engine parsed
-    (an env with tools only), which join that message as OpenAI's `tool_calls`."""
+    (an env with tools only)."""
     last = messages[-1] if messages and messages[-1].get("role") == "assistant" else None
     content = last.get("content") if last is not None else None
     calls = tuple(tool_calls([response_choice.message])) if offers_tools else ()
-    if calls and last is not None:
-        last["tool_calls"] = call_messages(calls)
     return Reply(content if isinstance(content, str) else "", calls)
 
 

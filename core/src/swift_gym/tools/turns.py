@@ -1,8 +1,8 @@
-"""A tool turn in the chat and in a record: the shapes evaluation and the conformance kit share.
+"""A tool turn's pieces in the chat and in a record, shared by every face.
 
 The model's reply goes into the chat as one assistant message holding its calls (OpenAI's
-shape); the env's answer comes back as one `{"role": "tool"}` message per result, in call order,
-then the observation as a user message when it has text. A record keeps the calls as
+shape); the env's answer comes back as one `{"role": "tool"}` message per result, in call order
+(how a step's text joins them is `episode.layout`'s rule). A record keeps the calls as
 `{"id", "name", "arguments"}` (arguments as the model wrote them) and the results as
 `{"tool_call_id", "name", "content"}`.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..steps import StepResult
 from .toolset import ToolCall, ToolResult
 
 
@@ -51,15 +50,6 @@ def tool_messages(results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         {"role": "tool", "tool_call_id": r.tool_call_id, "name": r.name, "content": r.content}
         for r in results
     ]
-
-
-def answer_messages(result: StepResult, calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
-    """What the env's answer adds to the chat: a tool message per result, in the order of
-    `calls`, then the observation as a user message if it has text."""
-    messages = tool_messages(in_call_order(result.tool_results, calls))
-    if result.observation:
-        messages.append({"role": "user", "content": result.observation})
-    return messages
 
 
 def call_record(call: ToolCall) -> dict[str, str]:

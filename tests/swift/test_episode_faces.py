@@ -1,0 +1,335 @@
+"""One scripted episode through every face that plays envs: the same chat, rewards and records.
+
+The faces: ms-swift's `swift_gym` scheduler by its server path and its colocate path (driven by
+ms-swift's own multi-turn loop, on an in-process fake engine), `evaluate`'s episode runner,
+`swift-gym play`'s loop (fed piped lines) and `serve`'s sessions (in process, frame by frame).
+Each plays the same replies to `NotesEnv`, a tool env whose step answers calls with results
+and text, so the chat's layout (the text joins the last tool message) is under test too. The env
+itself keeps the chat each step receives: that is the chat the model saw, plus its reply.
+
+Then what an env returns that breaks a rule (done=1, info=None, a NaN reward, a missing tool
+result) gets the same verdict, in the same words, on the scheduler, eval, serve and the
+conformance kit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from pathlib import Path
+from typing import Any, ClassVar
+
+import jsonl_records
+import pytest
+from scripted_tools import ScriptedToolEngine, tool_call
+from swift.infer_engine.protocol import RolloutInferRequest
+from swift.rollout.gym_env import envs
+
+import swift_gym
+from swift_gym.cli import play as play_command
+from swift_gym.evaluation.episodes import EpisodeSpec, run_episode
+from swift_gym.evaluation.policies import CallablePolicy
+from swift_gym.ms_swift.trajectory_log import VARIABLE
+from swift_gym.serving.sessions import Session, SessionTable
+from swift_gym.testing.episodes import Episode as KitEpisode
+from swift_gym.testing.episodes import Recorder
+from swift_gym.testing.replies import RepeatedReply
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "note",
+            "description": "Write a note.",
+            "parameters": {
+                "type": "object",
+                "properties": {"text": {"type": "string"}},
+                "required": ["text"],
+                "additionalProperties": False,
+            },
+        },
+    }
+]
+SEEN: list[list[dict[str, Any]]] = []
+"""The chat each step of the last episode received, per face (cleared by `play_face`)."""
+
+
+class NotesEnv(swift_gym.Env):
+    """Two notes end the episode: each call is answered, with text beside the results."""
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        self.notes: list[str] = []
+        return "Write two notes.", {"notes": 0}, "Use the note tool."
+
+    def tools(self) -> list[dict[str, Any]]:
+        return TOOLS
+
+    async def step(self, messages: list[dict[str, Any]]) -> Any:
+        SEEN.append(json.loads(json.dumps(messages)))
+        results = []
+        for call in swift_gym.tool_calls(messages):
+            text = json.loads(call.arguments)["text"]
+            self.notes.append(text)
+            results.append(swift_gym.ToolResult.for_call(call, f"noted {text}"))
+        done = len(self.notes) >= 2
+        text = "Call the note tool." if not results else f"{2 - len(self.notes)} to go"
+        info = {"notes": len(self.notes), "status": "written" if done else "writing"}
+        return swift_gym.StepResult(text, 0.5 * len(results), done, info, results)
+
+
+SCRIPT = [  # (text, [(call id, note)])
+    ("let me think", []),
+    ("", [("call_1", "a")]),  # `play` sends a call with no text: so does the script
+    ("", [("call_2", "b")]),
+]
+
+
+def reply_message(turn: int) -> dict[str, Any]:
+    text, calls = SCRIPT[turn]
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": "note", "arguments": json.dumps({"text": note})},
+            }
+            for call_id, note in calls
+        ]
+    return message
+
+
+def engine_script() -> list[tuple[str, list[Any]]]:
+    return [
+        (text, [tool_call("note", {"text": note}, call_id) for call_id, note in calls])
+        for text, calls in SCRIPT
+    ]
+
+
+@pytest.fixture(autouse=True)
+def notes_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(envs, "notes", NotesEnv)  # as an --external_plugins file would
+
+
+def scheduler_face(run: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    from swift.rollout.multi_turn import multi_turns
+
+    monkeypatch.setenv(VARIABLE, str(tmp_path))
+    engine = ScriptedToolEngine(engine_script())
+    scheduler = multi_turns["swift_gym"](
+        infer_engine=engine, max_turns=5, gym_env="notes", tokenizer=engine.tokenizer
+    )
+    request = RolloutInferRequest(
+        messages=[{"role": "user", "content": "?"}],
+        uuid="faces-0",
+        data_dict={"env_config": {"name": "notes"}},
+        tools=TOOLS,
+    )
+    (output,) = run("swift_gym", None, [request], 5, scheduler=scheduler)
+    (path,) = [p for p in tmp_path.iterdir() if p.suffix == ".jsonl"]
+    (record,) = jsonl_records.records(path)
+    infos = output.rollout_infos
+    return {"rewards": infos["step_rewards"], "status": record["status"], "record": record}
+
+
+def eval_face() -> dict[str, Any]:
+    turn = iter(range(len(SCRIPT)))
+    policy = CallablePolicy(lambda messages, env: reply_message(next(turn)), name="script")
+    record = asyncio.run(run_episode(EpisodeSpec(0, "notes", {}), policy, 5, Registry(NotesEnv)))
+    rewards = [t["reward"] for t in record["turns"]]
+    return {"rewards": rewards, "status": record["status"], "record": record}
+
+
+def play_face(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    lines = []
+    for text, calls in SCRIPT:
+        if calls:  # play numbers its calls call_1, call_2, ... as the script does
+            (_, note), *_ = calls
+            lines.append(f"/call note {json.dumps({'text': note})}")
+        else:
+            lines.append(text)
+    monkeypatch.setattr(play_command, "read_replies", lambda: iter(lines))
+    session = play_command.Session()
+    loop = asyncio.new_event_loop()
+    try:
+        play_command._play(NotesEnv({}), loop, 5, session)
+    finally:
+        loop.close()
+    return {"total": session.total, "status": session.status, "turns": session.turns}
+
+
+def serve_face() -> dict[str, Any]:
+    class Catalogue:
+        registry = Registry(NotesEnv)
+
+        def env_config(self, data: Any) -> tuple[str, dict[str, Any], None]:
+            return "notes", {}, None
+
+        def requested_env(self, data: Any) -> str:
+            return "notes"
+
+    async def play() -> dict[str, Any]:
+        session = Session(Catalogue(), SessionTable(1), step_timeout=10)  # type: ignore[arg-type]
+        await session.handle("reset", {})
+        rewards, frames = [], []
+        for turn in range(len(SCRIPT)):
+            message = reply_message(turn)
+            action: dict[str, Any] = {"message": message["content"]}
+            if "tool_calls" in message:
+                action["tool_calls"] = message["tool_calls"]
+            frame = json.loads(await session.handle("step", action))["data"]
+            session.answered()
+            frames.append(frame)
+            rewards.append(frame["reward"])
+        await session.close()
+        return {"rewards": rewards, "frames": frames}
+
+    return asyncio.run(play())
+
+
+def test_one_script_gives_the_same_chat_rewards_and_records_on_every_face(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_rollout: Any
+) -> None:
+    """`run_rollout`: the scheduler's server path, or its colocate path."""
+    chats: dict[str, list[list[dict[str, Any]]]] = {}
+    faces: dict[str, dict[str, Any]] = {}
+    SEEN.clear()
+    faces["training"] = scheduler_face(run_rollout, tmp_path, monkeypatch)
+    chats["training"] = list(SEEN)
+    for name, face in (("eval", eval_face), ("serve", serve_face)):
+        SEEN.clear()
+        faces[name] = face()
+        chats[name] = list(SEEN)
+    SEEN.clear()
+    faces["play"] = play_face(monkeypatch)
+    chats["play"] = list(SEEN)
+
+    expected = chats["eval"]
+    assert len(expected) == 3
+    # the layout: a text step's observation is a user message; a tool step's results are tool
+    # messages, and its text joins the last of them (ms-swift's templates need that form)
+    assert expected[1][-2] == {"role": "user", "content": "Call the note tool."}
+    assert expected[2][-2] == {
+        "role": "tool",
+        "tool_call_id": "call_1",
+        "name": "note",
+        "content": "noted a\n\n1 to go",
+    }
+    for name, chat in chats.items():
+        assert chat == expected, name
+
+    rewards = [0.0, 0.5, 0.5]
+    for name in ("training", "eval", "serve"):
+        assert faces[name]["rewards"] == rewards, name
+    assert faces["play"] == {"total": 1.0, "status": "written", "turns": 3}
+    assert [frame["done"] for frame in faces["serve"]["frames"]] == [False, False, True]
+    eval_record = faces["eval"]["record"]
+    assert eval_record["status"] == "written" and eval_record["success"] is True
+    record = faces["training"]["record"]
+    assert (record["status"], record["success"]) == ("written", True)
+    assert record["turns"] == eval_record["turns"]
+    assert record["tools"] == eval_record["tools"] == TOOLS
+
+
+class Registry:
+    """Stands in for the registry (an in-process fake): every name is `cls`."""
+
+    def __init__(self, cls: type[swift_gym.Env]):
+        self.cls = cls
+
+    def get_env_class(self, name: str) -> type[swift_gym.Env]:
+        return self.cls
+
+
+class RuleBreaker(swift_gym.Env):
+    """A text env whose first step returns `RESULT` (set per case)."""
+
+    RESULT: ClassVar[Any] = None
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        return "go", {}, ""
+
+    async def step(self, messages: list[dict[str, Any]]) -> Any:
+        return type(self).RESULT
+
+
+class ToolRuleBreaker(NotesEnv):
+    """A tool env that answers no call."""
+
+    async def step(self, messages: list[dict[str, Any]]) -> Any:
+        return swift_gym.StepResult("nothing", 0.0, False, {}, [])
+
+
+CASES = {
+    "done_1": (RuleBreaker, ("obs", 1.0, 1, {}), "step()'s done must be a bool, got 1"),
+    "info_none": (RuleBreaker, ("obs", 1.0, True, None), "step()'s info must be a dict, got None"),
+    "reward_nan": (RuleBreaker, ("obs", math.nan, True, {}), "step()'s reward must be finite"),
+    "no_result": (ToolRuleBreaker, None, "step() gave no result for call 'call_1'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_broken_step_gets_the_same_verdict_and_words_on_every_face(
+    case: str, monkeypatch: pytest.MonkeyPatch, run_rollout: Any
+) -> None:
+    env_class, result, words = CASES[case]
+    monkeypatch.setattr(RuleBreaker, "RESULT", result)
+    monkeypatch.setitem(envs, "breaker", env_class)
+    call = reply_message(1)  # a call of note, id call_1
+
+    from swift.rollout.multi_turn import multi_turns
+
+    engine = ScriptedToolEngine(engine_script()[1:])
+    scheduler = multi_turns["swift_gym"](
+        infer_engine=engine, max_turns=3, gym_env="breaker", tokenizer=engine.tokenizer
+    )
+    request = RolloutInferRequest(
+        messages=[{"role": "user", "content": "?"}],
+        uuid="breaker-0",
+        data_dict={"env_config": {"name": "breaker"}},
+        tools=TOOLS if env_class is ToolRuleBreaker else None,
+    )
+    (output,) = run_rollout("swift_gym", None, [request], 3, scheduler=scheduler)
+    training = output.rollout_infos["env_error"]
+
+    policy = CallablePolicy(lambda messages, env: call, name="script")
+    record = asyncio.run(run_episode(EpisodeSpec(0, "breaker", {}), policy, 3, Registry(env_class)))
+
+    class Catalogue:
+        registry = Registry(env_class)
+
+        def env_config(self, data: Any) -> tuple[str, dict[str, Any], None]:
+            return "breaker", {}, None
+
+        def requested_env(self, data: Any) -> str:
+            return "breaker"
+
+    async def serve() -> str:
+        session = Session(Catalogue(), SessionTable(1), step_timeout=10)  # type: ignore[arg-type]
+        await session.handle("reset", {})
+        action = {"message": "", "tool_calls": call["tool_calls"]}
+        try:
+            await session.handle("step", action)
+        except Exception as error:  # the protocol error the client gets as a frame
+            return str(error)
+        finally:
+            await session.close()
+        return ""
+
+    served = asyncio.run(serve())
+
+    problems: list[str] = []
+
+    async def kit() -> None:
+        recorder = Recorder(lambda check, message, step, reply: problems.append(message), 10.0)
+        episode = KitEpisode(env_class({}), RepeatedReply(call), call_timeout=10, recorder=recorder)
+        await episode.start()
+        await episode.advance(3)
+
+    asyncio.run(kit())
+
+    assert training is not None and words in training
+    assert record["status"] == "error" and words in record["error"]
+    assert words in served
+    assert any(words in problem for problem in problems), problems
