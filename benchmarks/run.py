@@ -54,6 +54,11 @@ BENCHMARKS = {
         ["--runs", "300", "--trajectories", "500", "--repeats", "5", "--episodes", "1000"],
         ["--runs", "10", "--trajectories", "20", "--repeats", "1", "--episodes", "50"],
     ),
+    # --policy openai's client (on the openai SDK) against the client it replaced, per request
+    "bench_openai_client.py": (
+        ["--requests", "2000", "--repeats", "9"],
+        ["--requests", "100", "--repeats", "1"],
+    ),
     "bench_remote.py": (
         ["--episodes", "200", "--throughput-episodes", "1024", "--repeats", "5"],
         ["--episodes", "10", "--throughput-episodes", "256", "--repeats", "1"],
