@@ -4,7 +4,8 @@ The SDK retries (which errors and statuses, how often, how long between); this c
 `http_client`, bounds each attempt: it ends within its deadline with the whole answer read (a
 server that trickles bytes cannot hold it longer, as it can hold a read timeout), reads at most
 `max_bytes` of the answer, decoded (a bigger one, or a body that inflates past it, is not read
-further), and lets a server's Retry-After make a retry wait `RETRY_AFTER_MAX` seconds at most.
+further; checked at each decoded piece, and 64 KiB of gzip decode to 64 MiB at most), and lets
+a server's Retry-After make a retry wait `RETRY_AFTER_MAX` seconds at most.
 A request whose attempts met a second timeout, or an answer too big, fails at once: the client
 answers it with `x-should-retry: false`, the SDK's own signal, and `Attempts.stop` says why.
 What the attempts of one request met (how many, the last error) is kept in the `Attempts` that
