@@ -4,7 +4,8 @@ It only puts a finder on `sys.meta_path` (stdlib only, never raises, well under 
 It lives outside the `swift_gym` package so that start-up imports nothing of swift-gym, and the
 marker PYTEST_DONT_REWRITE tells pytest (which rewrites every module of a distribution with a
 pytest plugin) not to warn that this one was imported before it could.
-The finder stays idle until one of ms-swift's registry modules is imported; right after that
+The finder stays idle until one of ms-swift's registry modules (or the trainer modules whose
+`_prepare_scheduler` swift-gym wraps: `ms_swift/trainer_seam.py`) is imported; right after that
 module's body runs, swift-gym fills the module's registry in place, so `--gym_env`,
 `--multi_turn_scheduler` and `--reward_funcs` see swift-gym's names in every process, with no
 `--external_plugins`. `SWIFT_GYM_AUTOLOAD=0` turns it off.
@@ -17,7 +18,15 @@ import os
 import sys
 
 AUTOLOAD_VARIABLE = "SWIFT_GYM_AUTOLOAD"
-WATCHED = frozenset({"swift.rollout.gym_env", "swift.rollout.multi_turn", "swift.rewards.orm"})
+WATCHED = frozenset(
+    {
+        "swift.rollout.gym_env",
+        "swift.rollout.multi_turn",
+        "swift.rewards.orm",
+        "swift.rlhf_trainers.rollout_mixin",
+        "swift.megatron.trainers.rollout_mixin",
+    }
+)
 
 
 class _RegistryFinder:

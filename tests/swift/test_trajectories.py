@@ -18,6 +18,7 @@ import pytest
 from swift.rollout.gym_env import envs
 
 import swift_gym
+from swift_gym.ms_swift import trainer_seam
 
 VARIABLE = "SWIFT_GYM_TRAJECTORIES"
 
@@ -117,19 +118,21 @@ def test_a_bad_directory_is_one_warning_and_the_rollout_is_unchanged(
 
 
 class Trainer:
-    """Builds the scheduler in `_prepare_scheduler`, as ms-swift 4.6's trainers do."""
+    """Builds its scheduler in `_prepare_scheduler`, as ms-swift 4.6's trainers do; the method
+    is wrapped as swift-gym wraps theirs (`trainer_seam`)."""
 
     class State:
         global_step = 0
 
     class Accelerator:
-        process_index = 0
+        process_index = 3
 
     def __init__(self, make_scheduler, policy) -> None:
         self.state = self.State()
         self.accelerator = self.Accelerator()
         self._prepare_scheduler(make_scheduler, policy)
 
+    @trainer_seam._wrapped
     def _prepare_scheduler(self, make_scheduler, policy) -> None:
         self.multi_turn_scheduler = make_scheduler("swift_gym", policy)
 
@@ -145,11 +148,40 @@ def test_the_training_step_is_the_trainers_global_step(
         scheduler.infer_engine.turns.clear()  # the next step replays the same uuids
     records = records_in(trajectories)
     assert [(r["training"]["step"], r["training"]["rank"]) for r in records] == [
-        (0, 0),
-        (0, 0),
-        (1, 0),
-        (1, 0),
+        (0, 3),
+        (0, 3),
+        (1, 3),
+        (1, 3),
     ]
+
+
+SEAM_CHECK = """
+from types import SimpleNamespace
+
+from swift.rlhf_trainers.rollout_mixin import RolloutTrainerMixin
+
+trainer = SimpleNamespace(
+    args=SimpleNamespace(multi_turn_scheduler="swift_gym", max_turns=3, gym_env="frozen_lake"),
+    processing_class=None,
+    template=None,
+)
+RolloutTrainerMixin._prepare_scheduler(trainer)  # ms-swift 4.6's own, as swift-gym wrapped it
+print(trainer.multi_turn_scheduler._trainer() is trainer)
+"""
+
+
+def test_ms_swifts_trainer_hands_its_scheduler_the_trainer(tmp_path: Path) -> None:
+    """The seam on ms-swift's real `RolloutTrainerMixin._prepare_scheduler`, in a process of
+    its own (this test process has tests/vllm on its path, which ms-swift takes for vLLM)."""
+    result = subprocess.run(
+        [sys.executable, "-c", SEAM_CHECK],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "True"
 
 
 def test_replay_shows_a_training_trajectory_file(trajectories: Path, oracle, rows, run_rollout):

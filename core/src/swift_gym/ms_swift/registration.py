@@ -1,4 +1,5 @@
-"""Fills ms-swift's registries in place: envs, multi-turn schedulers, reward functions.
+"""Fills ms-swift's registries in place: envs, multi-turn schedulers, reward functions; and
+tells a scheduler which trainer built it (`trainer_seam`).
 
 Called right after ms-swift imports each registry module (through the start-up hook) or by
 `import swift_gym.swift`. Entries that ms-swift or an `--external_plugins` file already put in a
@@ -20,10 +21,13 @@ SCHEDULER_NAME = "swift_gym"
 
 def fill_registry(module: ModuleType) -> None:
     """Fill the registry that `module` (one of ms-swift's) defines."""
+    from .trainer_seam import MODULES, wrap_prepare_scheduler
+
     fillers = {
         "swift.rollout.gym_env": fill_envs,
         "swift.rollout.multi_turn": fill_multi_turns,
         "swift.rewards.orm": fill_orms,
+        **dict.fromkeys(MODULES, wrap_prepare_scheduler),
     }
     filler = fillers.get(module.__name__)
     if filler is None:

@@ -43,7 +43,7 @@ from .factories import EnvFactory
 from .live_episode import LiveEpisode, jsonable, plain_copy, text_of
 from .next_prompt import NextPrompt
 from .tool_turn_ids import response_ids, trimmed_turn
-from .trajectory_log import TrajectoryLog, calling_trainer, encoded_turn, weak_reference
+from .trajectory_log import TrajectoryLog, encoded_turn, weak_reference
 
 logger = logging.getLogger("swift_gym")
 
@@ -69,10 +69,18 @@ class SwiftGymScheduler:
         self._live: dict[str, LiveEpisode] = {}
         self._timeout = step_timeout()
         self._logged: set[tuple[str, str, str]] = set()
-        trainer = calling_trainer()
-        self._trainer = weak_reference(trainer)
-        self._trajectories = TrajectoryLog.from_environment(trainer)
+        self._trainer: Any = None
+        """The trainer that built this scheduler, weakly (`attach_trainer`); None in a
+        `swift rollout` worker."""
+        self._trajectories = TrajectoryLog.from_environment()
         self._prompt = NextPrompt()
+
+    def attach_trainer(self, trainer: Any) -> None:
+        """Called by `trainer_seam` once ms-swift's trainer has built this scheduler: the
+        trajectory records' step and rank, and the colocate engine, are the trainer's."""
+        self._trainer = weak_reference(trainer)
+        if self._trajectories is not None:
+            self._trajectories.attach(trainer)
 
     async def _guarded(self, awaitable: Any) -> Any:
         if self._timeout is None:

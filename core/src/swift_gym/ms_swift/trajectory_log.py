@@ -133,23 +133,6 @@ def _last_info(episode: Mapping[str, Any], turns: list[Any]) -> Any:
     return infos[-1] if isinstance(infos[-1], Mapping) else {}
 
 
-def calling_trainer(search: int = 8) -> Any:
-    """The ms-swift trainer that is building the calling scheduler, or None.
-
-    ms-swift 4.6 hands a scheduler neither the trainer nor the step (a request carries messages,
-    `data_dict` and a uuid), but `swift rlhf` builds it in the trainer's `_prepare_scheduler`,
-    so the trainer is that frame's `self`. A `swift rollout` worker has no such frame.
-    """
-    frame = sys._getframe(1)
-    for _ in range(search):
-        frame = frame.f_back
-        if frame is None:
-            return None
-        if frame.f_code.co_name == "_prepare_scheduler":
-            return frame.f_locals.get("self")
-    return None
-
-
 def _whole_number(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
@@ -168,6 +151,11 @@ class TrajectoryLog:
         self._trainer = weak_reference(trainer)
         self.rank = self._rank(trainer)
         self.host = socket.gethostname()
+
+    def attach(self, trainer: Any) -> None:
+        """Where training is comes from `trainer` from now on (`trainer_seam`)."""
+        self._trainer = weak_reference(trainer)
+        self.rank = self._rank(trainer)
 
     @classmethod
     def from_environment(cls, trainer: Any = None) -> TrajectoryLog | None:
