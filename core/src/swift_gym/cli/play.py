@@ -220,6 +220,7 @@ def read_replies() -> Iterator[str]:
 
 
 def _typed_replies() -> Iterator[str]:
+    readline: Any
     try:
         import readline  # gives input() line editing and history; absent on some platforms
     except ImportError:

@@ -185,8 +185,9 @@ async def _supervise(workers: list[asyncio.Task[None]], stop: Stop) -> None:
             )
             pending.discard(interrupted)
             for task in done - {interrupted}:
-                if task.exception() is not None:
-                    raise task.exception()  # type: ignore[misc]
+                error = task.exception()
+                if error is not None:
+                    raise error
         if pending:
             all_ended = asyncio.ensure_future(asyncio.wait(pending))
             hurried = asyncio.ensure_future(stop.hurry.wait())
@@ -204,7 +205,7 @@ async def _supervise(workers: list[asyncio.Task[None]], stop: Stop) -> None:
 
 def _prefix(played: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     """The records of episodes 0, 1, 2... up to the first one missing."""
-    kept = []
+    kept: list[dict[str, Any]] = []
     while len(kept) in played:
         kept.append(played[len(kept)])
     return kept

@@ -23,22 +23,24 @@ class NextPrompt:
     its scheduler); None when nothing says it, and from the first counting that fails."""
 
     def __init__(self) -> None:
-        self._room: ContextRoom | bool | None = None  # None: not looked up yet
+        self._room: ContextRoom | None = None
+        self._looked_up = False
 
     def counts(self) -> bool:
         """Whether prompts are counted (so the scheduler keeps each reply's ids)."""
-        return bool(self._room)
+        return self._room is not None
 
     def room(self, scheduler: Any) -> ContextRoom | None:
-        if self._room is None:
+        if not self._looked_up:
+            self._looked_up = True
             engine = scheduler.infer_engine
             if engine is None and scheduler._trainer is not None:
                 engine = getattr(scheduler._trainer(), "engine", None)
-            self._room = ContextRoom.of(engine) or False
-        return self._room or None
+            self._room = ContextRoom.of(engine)
+        return self._room
 
     def forget(self, uuid: str) -> None:
-        if self._room:
+        if self._room is not None:
             self._room.forget(uuid)
 
     def fit(
@@ -52,7 +54,7 @@ class NextPrompt:
         try:
             return _fit(room, scheduler, live, request, response_choice)
         except Exception as error:  # a check that fails must not fail the batch
-            self._room = False
+            self._room = None
             logger.warning(
                 "swift-gym: counting a prompt's tokens failed (%s: %s): episodes are no "
                 "longer ended before a prompt that leaves no room to generate",

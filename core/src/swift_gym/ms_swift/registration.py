@@ -100,7 +100,7 @@ def _explain_unknown_envs(scheduler_class: type) -> None:
         return envs[name](env_config)  # what the original does, minus its `.get` on non-dicts
 
     _create_env._swift_gym_wrapped = True  # type: ignore[attr-defined]
-    scheduler_class._create_env = _create_env
+    scheduler_class._create_env = _create_env  # type: ignore[attr-defined]
 
 
 _known_names: tuple[int, int, Any] = (0, -1, None)

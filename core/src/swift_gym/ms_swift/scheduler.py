@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..episode import Reply, replaces_chat, tools_of
 from ..episode.layout import signature
 from ..ray.placement import process_placement
 from ..replies import tool_calls
 from .contexts import replacement
+from .env_calls import close_quietly, guarded, step_timeout
 from .factories import EnvFactory
 from .live_episode import LiveEpisode, jsonable, plain_copy, text_of
 from .next_prompt import NextPrompt
@@ -47,21 +47,27 @@ from .trajectory_log import TrajectoryLog, encoded_turn, weak_reference
 
 logger = logging.getLogger("swift_gym")
 
-TIMEOUT_VARIABLE = "SWIFT_GYM_STEP_TIMEOUT"
+if TYPE_CHECKING:
+
+    class _GymScheduler:
+        """What the mixin uses of ms-swift's GYMScheduler (ms-swift's types are Any here)."""
+
+        gym_env_name: Any
+        max_turns: int | None
+        infer_engine: Any
+        _template: Any
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+        def get_response_token_data(self, request: Any, choice: Any) -> Any: ...
+        def _create_env(self, env_config: Any) -> Any: ...
+        def set_assistant_message_token_ids(self, request: Any, ids: list[int]) -> None: ...
+        async def _close_and_remove(self, uuid: str) -> None: ...
+
+else:
+    _GymScheduler = object
 
 
-def step_timeout() -> float | None:
-    """Seconds one reset or step may take, from SWIFT_GYM_STEP_TIMEOUT; None for no limit."""
-    raw = os.environ.get(TIMEOUT_VARIABLE, "").strip()
-    try:
-        value = float(raw) if raw else None
-    except ValueError:
-        logger.warning("swift-gym: ignoring %s=%r: not a number of seconds", TIMEOUT_VARIABLE, raw)
-        return None
-    return value if value and value > 0 else None
-
-
-class SwiftGymScheduler:
+class SwiftGymScheduler(_GymScheduler):
     """GYMScheduler that records each step's info and metrics, and isolates env failures."""
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -83,9 +89,7 @@ class SwiftGymScheduler:
             self._trajectories.attach(trainer)
 
     async def _guarded(self, awaitable: Any) -> Any:
-        if self._timeout is None:
-            return await awaitable
-        return await asyncio.wait_for(awaitable, self._timeout)
+        return await guarded(awaitable, self._timeout)
 
     def _warn_once(self, key: tuple[str, str, str], message: str, *args: Any) -> None:
         """Log `message` once per key (an env, what, how): a bad batch is one line."""
@@ -148,7 +152,7 @@ class SwiftGymScheduler:
         except Exception as error:  # this episode ends; the batch goes on
             self._fail(live, "reset", error)
             env, live.env = live.env, None
-            await _close_quietly(env, self._timeout)
+            await close_quietly(env, self._timeout)
             return
         live.opened = True
         messages = plain_copy(live.episode.messages)  # ms-swift's to change, not the episode's
@@ -168,7 +172,9 @@ class SwiftGymScheduler:
             request.tools = tools.copy()  # ms-swift's to change, not the env's
             live.tools = list(tools)
 
-    async def on_turn_end(self, request: Any, response_choice: Any, current_turn: int) -> dict:
+    async def on_turn_end(
+        self, request: Any, response_choice: Any, current_turn: int
+    ) -> dict[str, Any]:
         uuid = request.uuid
         live = self._live.get(uuid)
         if live is None or live.env is None:  # its reset failed: report once, then forget it
@@ -209,7 +215,7 @@ class SwiftGymScheduler:
         ended = done or bool(self.max_turns and current_turn >= self.max_turns)
         fit = None if ended else self._prompt.fit(self, live, request, response_choice)
         cut = fit is not None and not fit.fits
-        if cut:
+        if fit is not None and cut:
             live.context_full = {
                 "turn": current_turn + 1,
                 "prompt_tokens": fit.tokens,
@@ -234,7 +240,7 @@ class SwiftGymScheduler:
             await self._close_and_remove(uuid)  # GYMScheduler keeps envs cut off by max_turns
         return {"done": done or cut, "rollout_infos": infos}
 
-    def step(self, request: Any, response_choice: Any, current_turn: int) -> dict:
+    def step(self, request: Any, response_choice: Any, current_turn: int) -> dict[str, Any]:
         """The next turn's messages (`LiveEpisode.pending`), or the chat the env replaced."""
         live = self._live.get(request.uuid)
         trimmed = None
@@ -248,7 +254,9 @@ class SwiftGymScheduler:
         result = {"infer_request": request}
         return {**result, **trimmed} if trimmed else result
 
-    def _tool_turn(self, request: Any, response_choice: Any, pending: list) -> dict | None:
+    def _tool_turn(
+        self, request: Any, response_choice: Any, pending: list[dict[str, Any]]
+    ) -> dict[str, Any] | None:
         """The reply's ids less the end token its tool response writes again
         (`tool_turn_ids`); None to keep them as sampled."""
         from swift.rollout.agent_loop import extract_logprobs_from_choice
@@ -305,7 +313,7 @@ class SwiftGymScheduler:
 
     async def _close_and_remove(self, uuid: str) -> None:
         live = self._live.pop(uuid, None)
-        await _close_quietly(live.env if live is not None else None, self._timeout)
+        await close_quietly(live.env if live is not None else None, self._timeout)
         self._prompt.forget(uuid)
         await super()._close_and_remove(uuid)  # GYMScheduler's own dicts, unused here
 
@@ -322,12 +330,3 @@ def _reply(messages: list[dict[str, Any]], response_choice: Any, offers_tools: b
     content = last.get("content") if last is not None else None
     calls = tuple(tool_calls([response_choice.message])) if offers_tools else ()
     return Reply(content if isinstance(content, str) else "", calls)
-
-
-async def _close_quietly(env: Any, timeout: float | None = None) -> None:
-    if env is None:
-        return
-    try:
-        await asyncio.wait_for(env.close(), timeout)
-    except Exception as error:  # closing a failed env must not fail the batch either
-        logger.debug("swift-gym: closing a failed env raised %r", error)

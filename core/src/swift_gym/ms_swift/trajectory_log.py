@@ -33,7 +33,7 @@ import time
 import weakref
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from .. import json_text
 
@@ -289,7 +289,7 @@ def encoded_line(record: dict[str, Any]) -> bytes:
     encode = _fast_encoder()
     if encode is not None:
         try:
-            return encode(record) + b"\n"
+            return cast(bytes, encode(record)) + b"\n"
         except Exception:
             pass
     turns = record.get("turns")

@@ -198,8 +198,8 @@ class Session:
             opened["doing"] = "building the env"
             env = opened["env"] = registry.get_env_class(name)(env_config)
             opened["doing"] = "reset()"
-            result = env.reset()
-            result = (await result) if inspect.isawaitable(result) else result
+            called: Any = env.reset()
+            result = (await called) if inspect.isawaitable(called) else called
             opened["doing"] = "tools()"
             tools = tools_of(env)
             opened["doing"] = "rewritten_context()"
@@ -245,8 +245,8 @@ class Session:
         if replaces_chat(env):  # step, then read the chat it may have replaced: one call
 
             async def play() -> tuple[Any, list[Message] | None, ToolSet | None]:
-                value = env.step(history)
-                value = (await value) if inspect.isawaitable(value) else value
+                called: Any = env.step(history)
+                value = (await called) if inspect.isawaitable(called) else called
                 context = rewritten_context(env)
                 return value, context, None if context is None else tools_of(env)
 
