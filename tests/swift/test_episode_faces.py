@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -27,6 +28,7 @@ from swift.infer_engine.protocol import RolloutInferRequest
 from swift.rollout.gym_env import envs
 
 import swift_gym
+from swift_gym import AgentEnv, AgentResult
 from swift_gym.cli import play as play_command
 from swift_gym.evaluation.episodes import EpisodeSpec, run_episode
 from swift_gym.evaluation.policies import CallablePolicy
@@ -35,6 +37,7 @@ from swift_gym.serving.sessions import Session, SessionTable
 from swift_gym.testing.episodes import Episode as KitEpisode
 from swift_gym.testing.episodes import Recorder
 from swift_gym.testing.replies import RepeatedReply
+from swift_gym.tools import function_tool
 
 TOOLS = [
     {
@@ -78,103 +81,171 @@ class NotesEnv(swift_gym.Env):
         return swift_gym.StepResult(text, 0.5 * len(results), done, info, results)
 
 
-SCRIPT = [  # (text, [(call id, note)])
-    ("let me think", []),
-    ("", [("call_1", "a")]),  # `play` sends a call with no text: so does the script
-    ("", [("call_2", "b")]),
-]
+class NotesLoop(AgentEnv):
+    """An agent program (a plain openai tool loop) that adds until the model stops calling;
+    after each tool turn it replaces its history with a summary, so every face plays a chat the
+    env rewrote."""
+
+    async def run(self, client: Any) -> AgentResult:
+        total = 0
+        messages: list[Any] = [
+            {"role": "system", "content": "Use add."},
+            {"role": "user", "content": "Reach 3."},
+        ]
+        while True:
+            reply = await client.chat.completions.create(
+                model="policy", messages=messages, tools=[ADD]
+            )
+            message = reply.choices[0].message
+            if not message.tool_calls:
+                return AgentResult(float(total == 3), {"total": total})
+            for call in message.tool_calls:
+                total += json.loads(call.function.arguments)["amount"]
+            messages = [
+                {"role": "system", "content": "Use add."},
+                {"role": "user", "content": f"The total is {total}. Reach 3."},
+            ]
+
+    async def step(self, messages: list[dict[str, Any]]) -> Any:
+        SEEN.append(json.loads(json.dumps(messages)))
+        return await super().step(messages)
 
 
-def reply_message(turn: int) -> dict[str, Any]:
-    text, calls = SCRIPT[turn]
+ADD = function_tool("add", "Add a number.", {"amount": {"type": "integer"}})
+
+
+@dataclass(frozen=True)
+class Case:
+    """An env, and the replies every face plays: (text, [(call id, arguments)]) per turn."""
+
+    name: str
+    env: type[swift_gym.Env]
+    tool: str
+    script: list[tuple[str, list[tuple[str, dict[str, Any]]]]]
+    rewards: list[float]
+    tools: list[Any] | None
+
+
+CASES = {
+    "tool env": Case(
+        "notes",
+        NotesEnv,
+        "note",
+        [
+            ("let me think", []),
+            ("", [("call_1", {"text": "a"})]),  # `play` sends a call with no text: so do we
+            ("", [("call_2", {"text": "b"})]),
+        ],
+        [0.0, 0.5, 0.5],
+        TOOLS,
+    ),
+    "agent program": Case(
+        "notes-loop",
+        NotesLoop,
+        "add",
+        [
+            ("", [("call_1", {"amount": 1})]),
+            ("", [("call_2", {"amount": 2})]),
+            ("done", []),
+        ],
+        [0.0, 0.0, 1.0],
+        None,
+    ),
+}
+
+
+def reply_message(case: Case, turn: int) -> dict[str, Any]:
+    text, calls = case.script[turn]
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
         message["tool_calls"] = [
             {
                 "id": call_id,
                 "type": "function",
-                "function": {"name": "note", "arguments": json.dumps({"text": note})},
+                "function": {"name": case.tool, "arguments": json.dumps(arguments)},
             }
-            for call_id, note in calls
+            for call_id, arguments in calls
         ]
     return message
 
 
-def engine_script() -> list[tuple[str, list[Any]]]:
+def engine_script(case: Case) -> list[tuple[str, list[Any]]]:
     return [
-        (text, [tool_call("note", {"text": note}, call_id) for call_id, note in calls])
-        for text, calls in SCRIPT
+        (text, [tool_call(case.tool, arguments, call_id) for call_id, arguments in calls])
+        for text, calls in case.script
     ]
 
 
 @pytest.fixture(autouse=True)
-def notes_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(envs, "notes", NotesEnv)  # as an --external_plugins file would
+def faces_envs(monkeypatch: pytest.MonkeyPatch) -> None:
+    for case in CASES.values():  # as an --external_plugins file would
+        monkeypatch.setitem(envs, case.name, case.env)
 
 
-def scheduler_face(run: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+def scheduler_face(
+    case: Case, run: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, Any]:
     from swift.rollout.multi_turn import multi_turns
 
     monkeypatch.setenv(VARIABLE, str(tmp_path))
-    engine = ScriptedToolEngine(engine_script())
+    engine = ScriptedToolEngine(engine_script(case))
     scheduler = multi_turns["swift_gym"](
-        infer_engine=engine, max_turns=5, gym_env="notes", tokenizer=engine.tokenizer
+        infer_engine=engine, max_turns=5, gym_env=case.name, tokenizer=engine.tokenizer
     )
     request = RolloutInferRequest(
         messages=[{"role": "user", "content": "?"}],
         uuid="faces-0",
-        data_dict={"env_config": {"name": "notes"}},
-        tools=TOOLS,
+        data_dict={"env_config": {"name": case.name}},
+        tools=case.tools,
     )
     (output,) = run("swift_gym", None, [request], 5, scheduler=scheduler)
     (path,) = [p for p in tmp_path.iterdir() if p.suffix == ".jsonl"]
     (record,) = jsonl_records.records(path)
-    infos = output.rollout_infos
-    return {"rewards": infos["step_rewards"], "status": record["status"], "record": record}
+    return {"rewards": output.rollout_infos["step_rewards"], "record": record}
 
 
-def eval_face() -> dict[str, Any]:
-    turn = iter(range(len(SCRIPT)))
-    policy = CallablePolicy(lambda messages, env: reply_message(next(turn)), name="script")
-    record = asyncio.run(run_episode(EpisodeSpec(0, "notes", {}), policy, 5, Registry(NotesEnv)))
-    rewards = [t["reward"] for t in record["turns"]]
-    return {"rewards": rewards, "status": record["status"], "record": record}
+def eval_face(case: Case) -> dict[str, Any]:
+    turn = iter(range(len(case.script)))
+    policy = CallablePolicy(lambda messages, env: reply_message(case, next(turn)), name="script")
+    spec = EpisodeSpec(0, case.name, {})
+    record = asyncio.run(run_episode(spec, policy, 5, Registry(case.env)))
+    return {"rewards": [t["reward"] for t in record["turns"]], "record": record}
 
 
-def play_face(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+def play_face(case: Case, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     lines = []
-    for text, calls in SCRIPT:
+    for text, calls in case.script:
         if calls:  # play numbers its calls call_1, call_2, ... as the script does
-            (_, note), *_ = calls
-            lines.append(f"/call note {json.dumps({'text': note})}")
+            (_, arguments), *_ = calls
+            lines.append(f"/call {case.tool} {json.dumps(arguments)}")
         else:
             lines.append(text)
     monkeypatch.setattr(play_command, "read_replies", lambda: iter(lines))
     session = play_command.Session()
     loop = asyncio.new_event_loop()
     try:
-        play_command._play(NotesEnv({}), loop, 5, session)
+        play_command._play(case.env({}), loop, 5, session)
     finally:
         loop.close()
     return {"total": session.total, "status": session.status, "turns": session.turns}
 
 
-def serve_face() -> dict[str, Any]:
+def serve_face(case: Case) -> dict[str, Any]:
     class Catalogue:
-        registry = Registry(NotesEnv)
+        registry = Registry(case.env)
 
         def env_config(self, data: Any) -> tuple[str, dict[str, Any], None]:
-            return "notes", {}, None
+            return case.name, {}, None
 
         def requested_env(self, data: Any) -> str:
-            return "notes"
+            return case.name
 
     async def play() -> dict[str, Any]:
         session = Session(Catalogue(), SessionTable(1), step_timeout=10)  # type: ignore[arg-type]
         await session.handle("reset", {})
         rewards, frames = [], []
-        for turn in range(len(SCRIPT)):
-            message = reply_message(turn)
+        for turn in range(len(case.script)):
+            message = reply_message(case, turn)
             action: dict[str, Any] = {"message": message["content"]}
             if "tool_calls" in message:
                 action["tool_calls"] = message["tool_calls"]
@@ -188,48 +259,64 @@ def serve_face() -> dict[str, Any]:
     return asyncio.run(play())
 
 
+@pytest.mark.parametrize("which", sorted(CASES))
 def test_one_script_gives_the_same_chat_rewards_and_records_on_every_face(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_rollout: Any
+    which: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_rollout: Any
 ) -> None:
     """`run_rollout`: the scheduler's server path, or its colocate path."""
+    case = CASES[which]
     chats: dict[str, list[list[dict[str, Any]]]] = {}
     faces: dict[str, dict[str, Any]] = {}
     SEEN.clear()
-    faces["training"] = scheduler_face(run_rollout, tmp_path, monkeypatch)
+    faces["training"] = scheduler_face(case, run_rollout, tmp_path, monkeypatch)
     chats["training"] = list(SEEN)
     for name, face in (("eval", eval_face), ("serve", serve_face)):
         SEEN.clear()
-        faces[name] = face()
+        faces[name] = face(case)
         chats[name] = list(SEEN)
     SEEN.clear()
-    faces["play"] = play_face(monkeypatch)
+    faces["play"] = play_face(case, monkeypatch)
     chats["play"] = list(SEEN)
 
     expected = chats["eval"]
-    assert len(expected) == 3
-    # the layout: a text step's observation is a user message; a tool step's results are tool
-    # messages, and its text joins the last of them (ms-swift's templates need that form)
-    assert expected[1][-2] == {"role": "user", "content": "Call the note tool."}
-    assert expected[2][-2] == {
+    assert len(expected) == len(case.script)
+    for name, chat in chats.items():
+        assert chat == expected, name
+    for name in ("training", "eval", "serve"):
+        assert faces[name]["rewards"] == case.rewards, name
+    assert [frame["done"] for frame in faces["serve"]["frames"]] == [False, False, True]
+    eval_record = faces["eval"]["record"]
+    assert eval_record["success"] is True
+    status = eval_record["status"]
+    assert faces["play"] == {"total": sum(case.rewards), "status": status, "turns": 3}
+    record = faces["training"]["record"]
+    assert (record["status"], record["success"]) == (status, True)
+    assert record["turns"] == eval_record["turns"]
+    assert record.get("tools") == eval_record.get("tools")
+
+
+def test_a_tool_steps_text_joins_its_last_tool_message() -> None:
+    """The layout ms-swift's templates force (no user turn after tool messages); the test above
+    shows every face lays out the same chat."""
+    SEEN.clear()
+    eval_face(CASES["tool env"])
+    chat = SEEN[2]  # the third step's chat: after the first call's answer
+    assert chat[3] == {"role": "user", "content": "Call the note tool."}  # a text step
+    assert chat[-2] == {
         "role": "tool",
         "tool_call_id": "call_1",
         "name": "note",
         "content": "noted a\n\n1 to go",
     }
-    for name, chat in chats.items():
-        assert chat == expected, name
 
-    rewards = [0.0, 0.5, 0.5]
-    for name in ("training", "eval", "serve"):
-        assert faces[name]["rewards"] == rewards, name
-    assert faces["play"] == {"total": 1.0, "status": "written", "turns": 3}
-    assert [frame["done"] for frame in faces["serve"]["frames"]] == [False, False, True]
-    eval_record = faces["eval"]["record"]
-    assert eval_record["status"] == "written" and eval_record["success"] is True
-    record = faces["training"]["record"]
-    assert (record["status"], record["success"]) == ("written", True)
-    assert record["turns"] == eval_record["turns"]
-    assert record["tools"] == eval_record["tools"] == TOOLS
+
+def test_an_agent_programs_rewritten_chat_is_the_chat_played() -> None:
+    SEEN.clear()
+    eval_face(CASES["agent program"])
+    assert SEEN[1][:2] == [
+        {"role": "system", "content": "Use add."},
+        {"role": "user", "content": "The total is 1. Reach 3."},
+    ]
 
 
 class Registry:
@@ -261,7 +348,7 @@ class ToolRuleBreaker(NotesEnv):
         return swift_gym.StepResult("nothing", 0.0, False, {}, [])
 
 
-CASES = {
+BROKEN = {
     "done_1": (RuleBreaker, ("obs", 1.0, 1, {}), "step()'s done must be a bool, got 1"),
     "info_none": (RuleBreaker, ("obs", 1.0, True, None), "step()'s info must be a dict, got None"),
     "reward_nan": (RuleBreaker, ("obs", math.nan, True, {}), "step()'s reward must be finite"),
@@ -269,18 +356,18 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", sorted(BROKEN))
 def test_a_broken_step_gets_the_same_verdict_and_words_on_every_face(
     case: str, monkeypatch: pytest.MonkeyPatch, run_rollout: Any
 ) -> None:
-    env_class, result, words = CASES[case]
+    env_class, result, words = BROKEN[case]
     monkeypatch.setattr(RuleBreaker, "RESULT", result)
     monkeypatch.setitem(envs, "breaker", env_class)
-    call = reply_message(1)  # a call of note, id call_1
+    call = reply_message(CASES["tool env"], 1)  # a call of note, id call_1
 
     from swift.rollout.multi_turn import multi_turns
 
-    engine = ScriptedToolEngine(engine_script()[1:])
+    engine = ScriptedToolEngine(engine_script(CASES["tool env"])[1:])
     scheduler = multi_turns["swift_gym"](
         infer_engine=engine, max_turns=3, gym_env="breaker", tokenizer=engine.tokenizer
     )
