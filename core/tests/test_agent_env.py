@@ -7,7 +7,7 @@ The programs here are in-process fakes (`FakeToolAgent`, ...), but their client 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from pydantic import Field
@@ -155,3 +155,48 @@ def test_naming_agent_env_imports_neither_openai_nor_httpx() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+class SummarisingAgent(AgentEnv):
+    """Calls for `add` until the model stops; after each call its chat is one summary."""
+
+    seen: ClassVar[list[list[dict[str, Any]]]] = []
+
+    async def run(self, client: Any) -> AgentResult:
+        messages: list[Any] = [{"role": "user", "content": "Add."}]
+        for turn in range(3):
+            reply = await client.chat.completions.create(
+                model="policy", messages=messages, tools=[ADD]
+            )
+            if not reply.choices[0].message.tool_calls:
+                break
+            messages = [{"role": "user", "content": f"Summary after call {turn + 1}."}]
+        return AgentResult(reward=1.0)
+
+    async def step(self, messages: list[dict[str, Any]]) -> Any:
+        type(self).seen.append([dict(message) for message in messages])
+        return await super().step(messages)
+
+
+async def test_the_conformance_kit_plays_the_chat_an_agent_program_rewrote() -> None:
+    from swift_gym.testing.episodes import Episode, Recorder
+    from swift_gym.testing.replies import RepeatedReply
+
+    call = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{}"}}
+        ],
+    }
+    problems: list[str] = []
+    recorder = Recorder(lambda check, message, step, reply: problems.append(message), 10.0)
+    SummarisingAgent.seen.clear()
+    episode = Episode(SummarisingAgent({}), RepeatedReply(call), call_timeout=10, recorder=recorder)
+    await episode.start()
+    await episode.advance(3)
+    await episode.advance(3)
+    await episode.close()
+    assert problems == []
+    assert SummarisingAgent.seen[0][0] == {"role": "user", "content": "Add."}
+    assert SummarisingAgent.seen[1][0] == {"role": "user", "content": "Summary after call 1."}

@@ -15,8 +15,8 @@ from typing import Any
 
 from ..env import Env, Message
 from ..episode import Episode as PlayedEpisode
-from ..episode import Reply, tools_of
-from ..errors import InvalidStepError, short_repr
+from ..episode import Reply, rewritten_context, tools_of
+from ..errors import short_repr
 from .replies import GARBAGE_REPLIES, Script, as_message, reply_label
 from .results import reset_problems, step_problems, tools_problems
 from .timing import timed_call
@@ -118,7 +118,12 @@ class Episode:
         tool_problems = tools_problems(self.env)
         for check, message in tool_problems:
             self._record(check, message, 0)
-        self.episode.open(result, None if tool_problems else tools_of(self.env))
+        try:  # an agent program's first call may be more than a system and a user message
+            context = rewritten_context(self.env)
+            self.episode.open(result, None if tool_problems else tools_of(self.env), context)
+        except Exception as error:
+            self._record("reset", f"{type(error).__name__}: {short_repr(str(error), 200)}", 0)
+            self.done = True
 
     async def advance(self, max_steps: int) -> None:
         """Send the next reply; ends the episode at `done`, at a broken result or at max_steps."""
@@ -140,8 +145,13 @@ class Episode:
         for check, message in problems:
             self._record(check, message, step, reply_label(reply))
         try:
-            turn = self.episode.take(result)
-        except InvalidStepError:  # recorded above: the episode cannot go on
+            context = None if problems else rewritten_context(self.env)
+            tools = tools_of(self.env) if context is not None else None
+            turn = self.episode.take(result, context, tools)
+        except Exception as error:  # the episode cannot go on: the step's problems are above
+            if not problems:  # the chat the env replaced, or its tools after it
+                message = f"{type(error).__name__}: {short_repr(str(error), 200)}"
+                self._record("step", message, step, reply_label(reply))
             self.transcript.append(("bad_step", repr(result)))
             self.done = True
             return
