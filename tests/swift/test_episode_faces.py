@@ -2,13 +2,14 @@
 
 The faces: ms-swift's `swift_gym` scheduler by its server path and its colocate path (driven by
 ms-swift's own multi-turn loop, on an in-process fake engine), `evaluate`'s episode runner,
-`swift-gym play`'s loop (fed piped lines) and `serve`'s sessions (in process, frame by frame).
-Each plays the same replies to `NotesEnv`, a tool env whose step answers calls with results
-and text, so the chat's layout (the text joins the last tool message) is under test too. The env
-itself keeps the chat each step receives: that is the chat the model saw, plus its reply.
+`swift-gym play`'s loop (fed lines as if piped) and `serve`'s sessions (in process, frame by
+frame). Each plays the same replies to three envs: a text env, a tool env whose step answers
+calls with results and text (so the chat's layout is under test: the text joins the last tool
+message), and an agent program that rewrites its chat after each tool turn. Each env keeps the
+chat its step receives: the chat the model saw, plus its reply.
 
 Then what an env returns that breaks a rule (done=1, info=None, a NaN reward, a missing tool
-result) gets the same verdict, in the same words, on the scheduler, eval, serve and the
+result) gets the same verdict, in the same words, from the scheduler, eval, serve, play and the
 conformance kit.
 """
 
@@ -114,6 +115,21 @@ class NotesLoop(AgentEnv):
 ADD = function_tool("add", "Add a number.", {"amount": {"type": "integer"}})
 
 
+class CountdownEnv(swift_gym.Env):
+    """A text env: three replies, whatever they say, reward 1 at the end."""
+
+    async def reset(self, request: Any = None) -> tuple[str, dict[str, Any], str]:
+        self.left = 3
+        return "Say three things.", {}, "Count down."
+
+    async def step(self, messages: list[dict[str, Any]]) -> Any:
+        SEEN.append(json.loads(json.dumps(messages)))
+        self.left -= 1
+        done = self.left == 0
+        info = {"action": swift_gym.reply_text(messages), "status": "counted" if done else "go"}
+        return f"{self.left} left", float(done), done, info
+
+
 @dataclass(frozen=True)
 class Case:
     """An env, and the replies every face plays: (text, [(call id, arguments)]) per turn."""
@@ -127,6 +143,14 @@ class Case:
 
 
 CASES = {
+    "text env": Case(
+        "countdown",
+        CountdownEnv,
+        "",
+        [("three", []), ("two", []), ("one", [])],
+        [0.0, 0.0, 1.0],
+        None,
+    ),
     "tool env": Case(
         "notes",
         NotesEnv,
@@ -358,7 +382,7 @@ BROKEN = {
 
 @pytest.mark.parametrize("case", sorted(BROKEN))
 def test_a_broken_step_gets_the_same_verdict_and_words_on_every_face(
-    case: str, monkeypatch: pytest.MonkeyPatch, run_rollout: Any
+    case: str, monkeypatch: pytest.MonkeyPatch, run_rollout: Any, capsys: Any
 ) -> None:
     env_class, result, words = BROKEN[case]
     monkeypatch.setattr(RuleBreaker, "RESULT", result)
@@ -406,6 +430,18 @@ def test_a_broken_step_gets_the_same_verdict_and_words_on_every_face(
 
     served = asyncio.run(serve())
 
+    line = "/call note " + call["tool_calls"][0]["function"]["arguments"]
+    monkeypatch.setattr(play_command, "read_replies", lambda: iter([line]))
+    loop = asyncio.new_event_loop()
+    capsys.readouterr()
+    try:
+        play_command._play(env_class({}), loop, 3, play_command.Session())
+    except play_command._Stop:  # the env failed: play says why and ends with its summary
+        pass
+    finally:
+        loop.close()
+    played = capsys.readouterr().out
+
     problems: list[str] = []
 
     async def kit() -> None:
@@ -419,4 +455,5 @@ def test_a_broken_step_gets_the_same_verdict_and_words_on_every_face(
     assert training is not None and words in training
     assert record["status"] == "error" and words in record["error"]
     assert words in served
+    assert f"error: the env failed: InvalidStepError: {words}" in played
     assert any(words in problem for problem in problems), problems
