@@ -37,13 +37,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from ..episode import Reply
 from ..errors import short_repr
 from ..install_hints import extra_hint
 from ..json_text import encode as json_encode
 from ..json_text import loads as json_loads
 from ..replies import tool_calls
 from ..tools.toolset import ToolCall, offered_tools
-from ..tools.turns import assistant_message
 from . import defaults, progress
 from .errors import EndpointError, EndpointSetupError, PolicyError
 from .openai_http import (
@@ -59,7 +59,6 @@ if TYPE_CHECKING:
     import random
 
     from ..env import Env, Message
-    from .policies import Reply
 
 KEY_VARIABLES = ("SWIFT_GYM_API_KEY", "OPENAI_API_KEY")
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"
@@ -452,7 +451,7 @@ class OpenAIPolicy:
                     f"response is not JSON: {short_repr(response.text, 200)}"
                 ) from None
             text, calls = reply_content(payload), reply_calls(payload)
-            reply: Reply = assistant_message(text, calls) if calls else text
+            reply = Reply(text, tuple(calls))  # read once: the runner takes it as it is
             details = reply_details(payload)
             return reply, details if seed is None else {"seed": seed, **details}
         hint = _hint(response.status_code, self._public)
