@@ -110,7 +110,7 @@ async def timed_steps(env: Any, steps: int) -> list[float]:
 async def overhead(address: str, steps: int) -> dict[str, float]:
     """p50 and p95 of a FrozenLake step, in ms: in process, and on Ray."""
     import swift_gym
-    from swift_gym.ray.placement import RayPlacement
+    from swift_gym.placement.ray.cluster import RayPlacement
 
     config = {"name": "frozen_lake", "size": 8, "seed": 1}
     local = swift_gym.make(config)
@@ -157,7 +157,7 @@ async def rate(open_env: Any, slots: int, steps: int) -> float:
 
 
 async def ray_rates(address: str, slots: int, steps: int, repeats: int) -> list[float]:
-    from swift_gym.ray.placement import RayPlacement
+    from swift_gym.placement.ray.cluster import RayPlacement
 
     placement = RayPlacement(address)
     placement.connect()

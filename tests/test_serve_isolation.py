@@ -1,6 +1,6 @@
 """`swift-gym serve --isolation shared` and `inline` as real processes: the same error frames
 and timeouts as the default (tests/test_serve.py), and what each trades away, as documented in
-`swift_gym.serving.placement`."""
+`swift_gym.placement.runners`."""
 
 from __future__ import annotations
 

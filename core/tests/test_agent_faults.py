@@ -16,7 +16,7 @@ import pytest
 from swift_gym import AgentEnv, EnvConfig, as_step_result, tool_calls
 from swift_gym.agent import AgentProgramError
 from swift_gym.agent.env import running_programs
-from swift_gym.remote import background
+from swift_gym.placement import background
 
 USER = [{"role": "user", "content": "go"}]
 
@@ -200,7 +200,7 @@ async def test_the_program_runs_on_the_background_loop_not_the_callers() -> None
 
     env = Where()
     await env.reset()
-    assert threads == ["swift-gym-remote"]
+    assert threads == ["swift-gym-background"]
     await env.close()
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from swift_gym import Deployment, Env
 from swift_gym.deployment import deployment_of
-from swift_gym.ray.settings import shape_of
+from swift_gym.placement.ray.settings import shape_of
 from swift_gym.testing.blocking_calls import declares_never_blocks
 
 

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from swift_gym.ray.host import ABANDONED_KEPT, EnvHost
+from swift_gym.placement.ray.host import ABANDONED_KEPT, EnvHost
 
 pytest.importorskip("swift_gym_frozen_lake")
 

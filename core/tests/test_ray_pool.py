@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from swift_gym.ray.pool import MAX_CREATING, ActorPool
-from swift_gym.ray.settings import ActorShape
+from swift_gym.placement.ray.pool import MAX_CREATING, ActorPool
+from swift_gym.placement.ray.settings import ActorShape
 
 
 class FakeActorClass:

@@ -11,7 +11,7 @@ from typing import ClassVar
 import pytest
 
 from swift_gym import Env
-from swift_gym.ray.settings import (
+from swift_gym.placement.ray.settings import (
     ADDRESS_VARIABLE,
     ENVS_VARIABLE,
     FORWARDED,
@@ -97,6 +97,33 @@ def test_actors_get_the_env_side_settings_of_this_process_and_no_others(
     assert "runtime_env" not in shape_of("plain", Plain).options()
 
 
+@pytest.mark.parametrize(
+    "mapping",
+    [
+        "",
+        "gpu-box:8100=GYM_TOKEN, [::1]=LOCAL",
+        " a=ONE ,, b:1=TWO ,c=ONE",
+        "gpu-box=",  # malformed from here on: no token variable travels
+        "gpu-box=NOT A NAME",
+        "=GYM_TOKEN",
+        "gpu-box:8100=GYM_TOKEN,just-a-host",
+    ],
+)
+def test_the_forwarded_token_variables_are_the_ones_the_openenv_env_reads(mapping: str) -> None:
+    """Placement sits below `remote`, so it finds the mapping's variable names on its own; for
+    every mapping of the right form they are the ones `remote.tokens` reads."""
+    from swift_gym.placement.ray.settings import TOKENS_VARIABLE, _token_variables
+    from swift_gym.remote.tokens import TOKENS_VARIABLE as READ_BY_THE_ENV
+    from swift_gym.remote.tokens import TokenSetupError, parse_tokens
+
+    assert TOKENS_VARIABLE == READ_BY_THE_ENV
+    try:
+        expected = set(parse_tokens(mapping).values())
+    except TokenSetupError:
+        expected = set()
+    assert set(_token_variables(mapping)) == expected
+
+
 def test_the_operator_overrides_per_env_name(monkeypatch: pytest.MonkeyPatch) -> None:
     override = {"sandboxed": {"resources": {"CPU": 0.5}}, "plain": {"episodes": 8}}
     monkeypatch.setenv(ENVS_VARIABLE, json.dumps(override))
@@ -141,7 +168,7 @@ def test_a_wrong_declaration_names_the_class(monkeypatch: pytest.MonkeyPatch) ->
 def test_the_setting_without_ray_installed_says_how_to_install_it() -> None:
     probe = (
         "import sys; sys.modules['ray'] = None\n"  # import ray raises ImportError
-        "from swift_gym.ray.placement import RayPlacement\n"
+        "from swift_gym.placement.ray.cluster import RayPlacement\n"
         "try:\n"
         "    RayPlacement('127.0.0.1:6379').connect()\n"
         "except Exception as error:\n"

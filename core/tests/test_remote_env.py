@@ -201,7 +201,7 @@ def test_garbage_and_a_step_without_reset_are_clear_errors(server: FakeServer) -
 
 
 def test_a_server_error_frame_carries_its_code(server: FakeServer) -> None:
-    from swift_gym.remote import background
+    from swift_gym.placement import background
     from swift_gym.remote.protocol import step_frame
     from swift_gym.remote.session import Session
 

@@ -27,3 +27,14 @@ def test_cli_holds_commands_and_views_only() -> None:
     assert not engine & present
     assert not page & present
     assert {"page", "svg", "episode_browser"} <= {p.stem for p in (PACKAGE / "report").glob("*.py")}
+
+
+def test_placement_holds_where_envs_live() -> None:
+    """The worker threads, the background loop, serve's runners and Ray's actors are one room,
+    placement/; the rooms that use them (serving, remote, agent, mcp) keep none of their own."""
+    placement = PACKAGE / "placement"
+    assert {"worker", "background", "runners", "choice"} <= {p.stem for p in placement.glob("*.py")}
+    assert {"host", "pool", "env", "cluster"} <= {p.stem for p in (placement / "ray").glob("*.py")}
+    assert not list((PACKAGE / "ray").glob("*.py"))
+    assert not {"worker", "placement"} & {p.stem for p in (PACKAGE / "serving").glob("*.py")}
+    assert not (PACKAGE / "remote" / "background.py").exists()

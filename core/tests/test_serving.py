@@ -12,6 +12,7 @@ import time
 import pytest
 
 import swift_gym
+from swift_gym.placement.worker import CallAborted, CallTimeout, EnvWorker
 from swift_gym.registry import default_registry
 from swift_gym.serving.catalogue import EnvCatalogue
 from swift_gym.serving.protocol import (
@@ -25,7 +26,6 @@ from swift_gym.serving.protocol import (
     reply_of,
 )
 from swift_gym.serving.sessions import Session, SessionTable
-from swift_gym.serving.worker import CallAborted, CallTimeout, EnvWorker
 
 
 @pytest.mark.parametrize(
@@ -367,7 +367,7 @@ def test_the_connection_cap_leaves_room_for_the_workers() -> None:
 async def test_an_envs_own_cancelled_error_is_its_failure_on_each_runner_in_process() -> None:
     """In-process: a CancelledError nobody asked for comes back as `CallAborted`, so the
     session answers an error frame instead of ending the connection."""
-    from swift_gym.serving.placement import InlineRunner
+    from swift_gym.placement.runners import InlineRunner
 
     async def cancels() -> None:
         raise asyncio.CancelledError

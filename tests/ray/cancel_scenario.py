@@ -21,7 +21,7 @@ only some in flight."""
 async def scenario(address: str) -> dict[str, Any]:
     import ray
 
-    from swift_gym.ray.placement import RayPlacement
+    from swift_gym.placement.ray.cluster import RayPlacement
 
     placement = RayPlacement(address)
     placement.connect()

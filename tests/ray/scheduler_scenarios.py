@@ -45,7 +45,7 @@ def main() -> None:
         report["workers"] = [node.node_id for node in started.worker_nodes]
         from conftest import make_scheduler, oracle, run_colocate_mode, run_server_mode
 
-        from swift_gym.ray.placement import process_placement
+        from swift_gym.placement import process_placement
 
         try:
             for path, run in (("server", run_server_mode), ("colocate", run_colocate_mode)):

@@ -359,7 +359,7 @@ def killed_run(address: str, work: Path, bwrap: str) -> dict[str, Any]:
 def main() -> None:
     from local_cluster import cluster, wait_no_actors
 
-    from swift_gym.ray.settings import FORWARDED
+    from swift_gym.placement.ray.settings import FORWARDED
 
     for name in FORWARDED:  # the nodes (this script's children) must not have them
         os.environ.pop(name, None)

@@ -6,7 +6,7 @@ waits for the program's next call (the next turn) or its end (done, with the rew
 returned). The program's own work between two calls (running tools, parsing, scoring) happens
 inside `step`.
 
-Every program runs on one background event loop per process (`remote.background`): ms-swift
+Every program runs on one background event loop per process (`placement.background`): ms-swift
 drives a scheduler's hooks on more than one loop in colocate mode (reset on one, the turns on
 another, each closed afterwards), and a task cannot move between loops. Each reset, step and
 close is one hop there and back. A program that raises, even SystemExit or
@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ..env import Env, Message
-from ..remote import background
+from ..placement import background
 from ..replies import reply_text, tool_calls
 from ..steps import StepResult
 from ..tools.toolset import ToolCall, ToolResult, ToolSet

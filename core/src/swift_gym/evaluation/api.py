@@ -44,6 +44,7 @@ async def evaluate_async(
     rollouts_per_seed: int = 1,
 ) -> EvalResult:
     """Play episodes of `env` with `policy` and summarise them (see `evaluate`)."""
+    from ..placement import placement_for
     from ..registry import default_registry
     from .policies import OraclePolicy, as_policy
 
@@ -92,7 +93,7 @@ async def evaluate_async(
     seeded = getattr(chosen, "set_rollouts_per_seed", None)
     if callable(seeded):
         seeded(rollouts)
-    placement = _ray_placement(ray_address, envs)
+    placement = placement_for(ray_address, envs)
     try:
         run = await run_episodes(
             specs,
@@ -126,7 +127,7 @@ def evaluate(env: EnvArgument, policy: Any, **options: Any) -> EvalResult:
     `output` writes the trajectory file as episodes end (`-`: stdout); `progress=True` shows a
     bar on stderr. `stop` (a `Stop`) ends the run when interrupted; `keep_records=False` keeps
     only what the summary needs. `ray_address` (default: `SWIFT_GYM_RAY_ADDRESS`, unset: off)
-    plays every env inside Ray actors on that cluster (`swift_gym.ray`); their actors are
+    plays every env inside Ray actors on that cluster (`swift_gym.placement`); their actors are
     killed when the run ends. `rollouts_per_seed` plays each seed (each dataset row) that many
     times, each rollout with its own sampling seed; the summary's `rollouts` then holds pass@k
     and the per-seed spread (see `rollouts`), and `episodes` still counts seeds (rows).
@@ -170,27 +171,6 @@ def _in_a_thread(env: EnvArgument, policy: Any, options: dict[str, Any]) -> Eval
     if "error" in outcome:
         raise outcome["error"]
     return outcome["result"]  # type: ignore[no-any-return]
-
-
-def _ray_placement(address: str | None, envs: set[str]) -> Any:
-    """The Ray placement for `address` (else the operator's variable), connected, its actors
-    checked to fit the cluster for each of `envs`; or None."""
-    from ..ray.settings import address_from_environ
-
-    address = address if address is not None else address_from_environ()
-    if address is None:
-        return None
-    from ..ray.placement import RayPlacement
-
-    placement = RayPlacement(address)
-    placement.connect()
-    try:
-        for name in sorted(envs):
-            placement.prepare(name)
-    except BaseException:
-        placement.shutdown()
-        raise
-    return placement
 
 
 def _check_int(name: str, value: Any, low: int) -> None:

@@ -3,7 +3,7 @@
 The SDK's sessions are anyio objects bound to the loop, and to the task, that opened them: a
 transport's context must be left by the task that entered it. ms-swift runs an episode's reset
 and its steps on different loops (colocate mode), so every connection lives on swift-gym's one
-background loop per process (`remote.background`), inside one owner task that opens the
+background loop per process (`placement.background`), inside one owner task that opens the
 transport and the session, lists the tools, and waits until `close()`; calls are made from other
 tasks of that loop. Every method here runs on that loop (`MCPTools` sends them there).
 

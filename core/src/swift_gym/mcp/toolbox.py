@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import InvalidConfigError, InvalidToolsError
 from ..install_hints import extra_hint
-from ..remote import background
+from ..placement import background
 from ..tools.toolset import NAME, ToolCall, ToolResult, ToolSet
 from .servers import MCPServerError, ServerSpec, operator_servers, pick
 

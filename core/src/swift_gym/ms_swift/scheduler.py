@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..episode import Reply, replaces_chat, tools_of
 from ..episode.layout import signature
-from ..ray.placement import process_placement
+from ..placement import process_placement
 from ..replies import tool_calls
 from .contexts import replacement
 from .env_calls import close_quietly, guarded, step_timeout

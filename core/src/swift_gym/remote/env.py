@@ -5,7 +5,7 @@ reset). The model reads the observation's text (`observation_key`: `swift-gym se
 `text`; other servers' observations are shown as JSON), the system prompt comes from the config
 or from the server at reset, and each step's info is the server's metadata with the
 observation's `info` (but the server's `episode_id`: `env.episode_id` holds that). Every socket
-lives on one background loop per process (`background`), so reset and step never block the
+lives on one background loop per process (`placement.background`), so reset and step never block the
 caller's loop and work whichever loop calls them. Which bearer token goes to which server is
 the operator's choice (`tokens`), never a row's. A served env that offers tools offers them
 here too (`tools()`, from the reset's observation): each step sends the reply's tool calls and
@@ -33,11 +33,11 @@ from typing import Any, ClassVar
 from ..deployment import Deployment
 from ..env import Env, Message
 from ..errors import short_repr
+from ..placement import background
 from ..replies import reply_text, tool_calls
 from ..steps import StepResult
 from ..tools.toolset import ToolSet
 from ..tools.turns import call_messages
-from . import background
 from .config import OpenEnvConfig
 from .protocol import (
     NoOracleError,

@@ -26,8 +26,8 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..placement.runners import Isolation
 from .catalogue import EnvCatalogue
-from .placement import Placement
 from .protocol import CAPACITY_REACHED, SESSION_ERROR, ProtocolError, error_frame, parse_frame
 from .schemas import metadata, schemas
 from .sessions import Session, SessionTable
@@ -67,7 +67,7 @@ class Server:
         self.catalogue = EnvCatalogue(registry, options.env, options.defaults, options.allow)
         self.catalogue.check_defaults()
         self.table = SessionTable(options.max_sessions)
-        self.placement = Placement(options.isolation, self.catalogue.never_blocks)
+        self.placement = Isolation(options.isolation, self.catalogue.never_blocks)
         self.schemas = schemas(self.catalogue)
         self.metadata = metadata(self.catalogue)
         self.on_ready = on_ready

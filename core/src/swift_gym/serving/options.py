@@ -7,13 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..placement import ISOLATIONS
+
 MiB = 1 << 20
 DEFAULT_PORT = 8100
 """Not 8000: that is where `swift deploy`, vLLM and `swift-gym eval --policy openai` look for
 the model, often on the same machine."""
-ISOLATIONS = ("auto", "thread", "shared", "inline")
-"""Where envs run: `auto` (the default) picks per env; then the forms, safest first
-(`placement` says what each trades)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ class ServeOptions:
     """Bearer token every request but `GET /health` must carry; None: no token needed."""
     isolation: str = "auto"
     """Where envs run: `auto` (inline for envs that declare `never_blocks`, a thread per session
-    for the rest), `thread`, `shared` or `inline` for every env (see `placement`)."""
+    for the rest), `thread`, `shared` or `inline` for every env (see `placement.runners`)."""
     oracle: bool = True
     """Whether a client may ask for the oracle reply of an env that defines one (`Env.oracle_reply`:
     `swift-gym eval --policy oracle` through the server); False keeps a benchmark's answers on

@@ -35,8 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..episode import Episode, Reply, ReplyShapeError, replaces_chat, rewritten_context, tools_of
 from ..errors import InvalidConfigError, InvalidStepError, short_repr
+from ..placement.runners import Isolation
+from ..placement.worker import CallTimeout
 from ..plugins import describe_error
-from .placement import Placement
 from .protocol import (
     CAPACITY_REACHED,
     EXECUTION_ERROR,
@@ -49,13 +50,12 @@ from .protocol import (
     result_fields,
     state_frame,
 )
-from .worker import CallTimeout
 
 if TYPE_CHECKING:
     from ..env import Env, Message
+    from ..placement.runners import Runner
     from ..tools.toolset import ToolSet
     from .catalogue import EnvCatalogue
-    from .placement import Runner
 
 NEW, PLAYING, OVER, BROKEN = "new", "playing", "over", "broken"
 
@@ -84,13 +84,13 @@ class Session:
         catalogue: EnvCatalogue,
         table: SessionTable,
         step_timeout: float,
-        placement: Placement | None = None,
+        placement: Isolation | None = None,
         oracle: bool = True,
     ):
         self.id = uuid.uuid4().hex
         self.oracle = oracle
         """Whether the operator serves oracle replies at all (`swift-gym serve --no-oracle`)."""
-        self.placement = placement or Placement()
+        self.placement = placement or Isolation()
         self.catalogue = catalogue
         self.table = table
         self.step_timeout = step_timeout

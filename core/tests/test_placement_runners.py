@@ -1,4 +1,4 @@
-"""Unit tests of where sessions' envs run (`swift_gym.serving.placement`, `worker.Mailbox`):
+"""Unit tests of where sessions' envs run (`swift_gym.placement.runners`, `worker.Mailbox`):
 each isolation plays the same episode and contains the same failures; the shared pool pins a
 session to one loop and keeps new sessions off a loop that is blocked. Real servers:
 tests/test_serve_isolation.py."""
@@ -14,17 +14,18 @@ import time
 
 import pytest
 
+from swift_gym.placement import ISOLATIONS
+from swift_gym.placement.runners import SHARED_LOOPS, InlineRunner, Isolation, LoopPool
+from swift_gym.placement.worker import CallAborted, CallTimeout, Mailbox
 from swift_gym.registry import default_registry
 from swift_gym.serving.catalogue import EnvCatalogue
-from swift_gym.serving.options import ISOLATIONS, ServeOptions
-from swift_gym.serving.placement import SHARED_LOOPS, InlineRunner, LoopPool, Placement
+from swift_gym.serving.options import ServeOptions
 from swift_gym.serving.sessions import Session, SessionTable
-from swift_gym.serving.worker import CallAborted, CallTimeout, Mailbox
 
 
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 async def test_every_isolation_plays_the_same_episode(isolation: str) -> None:
-    placement = Placement(isolation)
+    placement = Isolation(isolation)
     table = SessionTable(1)
     session = Session(
         EnvCatalogue(default_registry(), "frozen_lake"), table, step_timeout=10,
@@ -48,12 +49,12 @@ def test_an_unknown_isolation_is_refused() -> None:
 
 def test_auto_runs_inline_only_the_envs_that_declare_never_blocks() -> None:
     declared = {"frozen_lake": True}
-    auto = Placement("auto", lambda name: declared.get(name, False))
+    auto = Isolation("auto", lambda name: declared.get(name, False))
     assert auto.kind("frozen_lake") == "inline"
     assert auto.kind("reasoning_gym.leg_counting") == auto.kind(None) == "thread"
-    assert Placement("auto").kind("frozen_lake") == "thread"  # nothing declared: the safe side
+    assert Isolation("auto").kind("frozen_lake") == "thread"  # nothing declared: the safe side
     for isolation in ("thread", "shared", "inline"):  # the operator's choice wins
-        assert Placement(isolation, lambda name: True).kind("x") == isolation
+        assert Isolation(isolation, lambda name: True).kind("x") == isolation
     assert isinstance(auto.runner("t", "inline"), InlineRunner)
     worker = auto.runner("swift-gym-test", "thread")
     assert worker.kind == "thread"
@@ -163,7 +164,7 @@ class _Closes:
 async def test_the_last_step_is_answered_before_its_env_is_closed_once(
     failure: BaseException | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from swift_gym.serving.worker import EnvWorker
+    from swift_gym.placement.worker import EnvWorker
 
     calls: list[object] = []
     call = EnvWorker.call

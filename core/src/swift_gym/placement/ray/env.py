@@ -16,11 +16,11 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..config import EnvConfig
-from ..deployment import Deployment
-from ..env import Env, Message
-from ..errors import SwiftGymError
-from ..steps import StepResult
+from ...config import EnvConfig
+from ...deployment import Deployment
+from ...env import Env, Message
+from ...errors import SwiftGymError
+from ...steps import StepResult
 
 if TYPE_CHECKING:
     from .pool import Actor, ActorPool

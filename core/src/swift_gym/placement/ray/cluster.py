@@ -1,5 +1,8 @@
 """`RayPlacement`: connects to the cluster and opens episodes there, one actor pool per env.
 
+A `placement.choice.Placement`: the `swift_gym` scheduler and `evaluate` get one from
+`process_placement()` and `placement_for()` when the operator sets `SWIFT_GYM_RAY_ADDRESS`.
+
 `open(name, env_config)` checks the config in the calling process (a row's mistake is caught
 before anything is sent), takes a slot on an actor of that env (waiting while the cluster is
 full), and has the actor build the env from the name and the config: a `RayEnv`. `shutdown()`
@@ -16,9 +19,9 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from ..config import validate_config
-from ..errors import EnvUnavailableError
-from ..install_hints import extra_hint
+from ...config import validate_config
+from ...errors import EnvUnavailableError
+from ...install_hints import extra_hint
 from .pool import ActorLost, ActorPool
 from .settings import RaySettingError, check_address, shape_of
 
@@ -60,8 +63,8 @@ class RayPlacement:
 
     async def open(self, env_name: str, env_config: Mapping[str, Any] | None) -> Any:
         """A `RayEnv` for one episode of `env_name` with `env_config`."""
-        from ..errors import InvalidConfigError
-        from ..registry import default_registry
+        from ...errors import InvalidConfigError
+        from ...registry import default_registry
         from .env import RayEnv, RayEnvError
 
         if self._actor_class is None:
@@ -97,7 +100,7 @@ class RayPlacement:
     def prepare(self, env_name: str) -> None:
         """Check before any episode that `env_name`'s actors fit a node of the cluster
         (RaySettingError if not), and make its pool."""
-        from ..registry import default_registry
+        from ...registry import default_registry
 
         if self._actor_class is None:
             self.connect()
@@ -157,38 +160,3 @@ def _check_fits(env_name: str, options: dict[str, Any]) -> None:
         f"env {env_name!r} on Ray: no node of the cluster has {wanted} for one actor "
         "(the env's ray_resources, or SWIFT_GYM_RAY_ENVS): every episode would wait forever"
     )
-
-
-_process: RayPlacement | None = None
-_process_lock = threading.Lock()
-_failed: dict[str, Exception] = {}
-"""Addresses this process could not connect to, and why: not tried again for every episode."""
-
-
-def process_placement() -> RayPlacement | None:
-    """The process's placement when `SWIFT_GYM_RAY_ADDRESS` is set, else None (no Ray import).
-
-    For the `swift_gym` scheduler: its actors are reused for the process's life (across
-    batches) and killed when it exits."""
-    from .settings import address_from_environ
-
-    global _process
-    address = address_from_environ()
-    if address is None:
-        return None
-    with _process_lock:
-        if _process is None or _process.address != address.strip():
-            import atexit
-
-            placement = RayPlacement(address)
-            failure = _failed.get(placement.address)
-            if failure is not None:  # ray.init waits minutes for an absent cluster: once
-                raise failure
-            try:
-                placement.connect()
-            except Exception as error:
-                _failed[placement.address] = error
-                raise
-            _process = placement
-            atexit.register(placement.shutdown)
-        return _process

@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..deployment import deployment_of
-from ..errors import SwiftGymError, short_repr
+from ...deployment import deployment_of
+from ...errors import SwiftGymError, short_repr
 
 ADDRESS_VARIABLE = "SWIFT_GYM_RAY_ADDRESS"
 ENVS_VARIABLE = "SWIFT_GYM_RAY_ENVS"
@@ -46,6 +46,9 @@ SWIFT_GYM_API_KEY. Their values travel in the actor's `runtime_env`, which whoev
 cluster's actor table can read too: the operator's cluster is trusted with the operator's
 settings."""
 _RESOURCE = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,99}")
+TOKENS_VARIABLE = "SWIFT_GYM_OPENENV_TOKENS"
+"""The `openenv` env's token mapping (`remote.tokens`), forwarded with the variables it names."""
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
 
 
 class RaySettingError(SwiftGymError, ValueError):
@@ -123,16 +126,25 @@ def shape_of(env_name: str, env_class: type) -> ActorShape:
 def forwarded_environ() -> tuple[tuple[str, str], ...]:
     """The `FORWARDED` settings this process has, for its actors, and the token variables
     `SWIFT_GYM_OPENENV_TOKENS` names (an `openenv` env on a node reads its token from there)."""
-    from ..remote.tokens import TOKENS_VARIABLE, TokenSetupError, parse_tokens
-
     names = [name for name in FORWARDED if name in os.environ]
-    named: Iterable[str]
-    try:
-        named = parse_tokens(os.environ.get(TOKENS_VARIABLE, "")).values()
-    except TokenSetupError:  # the env refuses the whole mapping at reset, and says why
-        named = []
+    named = _token_variables(os.environ.get(TOKENS_VARIABLE, ""))
     names += [name for name in dict.fromkeys(named) if name in os.environ and name not in names]
     return tuple((name, os.environ[name]) for name in names)
+
+
+def _token_variables(mapping: str) -> list[str]:
+    """The variables a `host[:port]=VARIABLE,...` mapping names; none if an entry is not of
+    that form. Only the names: the `openenv` env checks the whole mapping where it runs
+    (`remote.tokens`, a room above this one) and refuses a wrong one at reset, saying why."""
+    names = []
+    for entry in mapping.split(","):
+        if not entry.strip():
+            continue
+        target, sep, variable = (part.strip() for part in entry.partition("="))
+        if not (target and sep and _VARIABLE.fullmatch(variable)):
+            return []
+        names.append(variable)
+    return names
 
 
 def _overrides() -> dict[str, dict[str, Any]]:

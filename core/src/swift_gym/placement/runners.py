@@ -1,6 +1,12 @@
-"""Where sessions' envs run (`swift-gym serve --isolation`), traded between safety and speed.
+"""Where one env's calls run in this process: a `Runner`, the interface every form satisfies.
 
-- `auto` (the default): `inline` for an env that declares `never_blocks` (FrozenLake,
+`Runner.call(function, timeout)` runs an env's method where that env lives and awaits it; `busy`
+says a call has not really ended (one that timed out may still run). `swift-gym serve` gets each
+session's runner from `Isolation` (its `--isolation`); a Ray actor (`ray.host`) plays each
+episode on an `InlineRunner` or an `EnvWorker` the same way. The forms, traded between safety and
+speed:
+
+- `auto` (serve's default): `inline` for an env that declares `never_blocks` (FrozenLake,
   the Gymnasium toy-text envs: the conformance kit's `never_blocks` check holds them to it),
   `thread` for every other env. The env's package declares it, never a client; a session that
   resets into an env of the other kind changes its runner.
@@ -14,7 +20,7 @@
   its loop (not the server): their calls time out like its own; a loop with a call past its
   timeout gets no new sessions until it is free again, and the next reset of a session whose
   call timed out lands on a loop that is not blocked.
-- `inline`: envs run on the server's own loop: no hop at all, the fastest. For envs known to
+- `inline`: envs run on the caller's own loop: no hop at all, the fastest. For envs known to
   be cooperative (they await, never block: FrozenLake, envs that call remote services with an
   async client). One that blocks stalls every session and the sockets while it blocks; the
   step timeout still ends one that awaits too long, but cannot interrupt one that blocks.
@@ -31,7 +37,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..plugins import describe_error
-from .options import ISOLATIONS
+from . import ISOLATIONS
 from .worker import ENV_CANCELLED, CallAborted, CallTimeout, EnvWorker, Lane
 
 SHARED_LOOPS = 4
@@ -40,8 +46,8 @@ loops help only envs that wait in C or system calls without awaiting)."""
 
 
 class Runner(Protocol):
-    """Where one session's env runs: `call` it there; `busy` while a call has not ended;
-    `kind` is its isolation (`thread`, `shared` or `inline`)."""
+    """Where one env runs (a session's, an actor's episode's): `call` it there; `busy` while a
+    call has not ended; `kind` is its form (`thread`, `shared` or `inline`)."""
 
     kind: str
 
@@ -154,8 +160,8 @@ class LoopPool:
         self._lanes.clear()
 
 
-class Placement:
-    """Makes each session's `Runner`, as `isolation` says.
+class Isolation:
+    """Makes each session's `Runner`, as `isolation` (serve's `--isolation`) says.
 
     `never_blocks(env name)` tells `auto` whether that env's class declares `never_blocks`
     (False for a name it cannot resolve: the safe side)."""

@@ -1,14 +1,15 @@
-"""Where an env runs when it must not share the server's loop: a thread with an event loop.
+"""Where an env runs when it must not share its caller's loop: a thread with an event loop.
 
 swift-gym envs are coroutines, but nothing stops one from computing for seconds, or calling
-`time.sleep`, inside `step`; on the server's loop that would stall every other session and the
-sockets too. So an env is built and called on a loop in another thread (one per session, or one
-of a few shared ones: `placement`). The env stays on that one loop for its life, so whatever it
-makes in `reset` (an HTTP client, a subprocess) is still usable at each step.
+`time.sleep`, inside `step`; on a server's loop (`swift-gym serve`, a Ray actor) that would
+stall every other episode and the sockets too. So an env is built and called on a loop in
+another thread (one per episode, or one of a few shared ones: `runners`). The env stays on that
+one loop for its life, so whatever it makes in `reset` (an HTTP client, a subprocess) is still
+usable at each step.
 
 A call that overruns its timeout is cancelled (which lands when the env next yields); until it
 has really returned the worker counts as `busy` (and the call's `Lane`, which says whose call it
-was, too), so the server can keep a hung env's slot taken instead of starting threads without
+was, too), so a server can keep a hung env's slot taken instead of starting threads without
 bound.
 
 The hop is the dearest part of a short step, so it is kept small: no `concurrent.futures`

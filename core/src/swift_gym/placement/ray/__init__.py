@@ -7,9 +7,10 @@ Ray, and envs run in the calling process as always.
 
 The rooms: `settings` (the operator's variables, and what an env class declares: no Ray),
 `host` (the actor: builds envs from their name and config in its own registry, plays many
-episodes over time), `pool` (the caller's actors per env: reuse, backpressure, replacement),
-`env` (`RayEnv`, the caller's stand-in that looks like an Env), `placement` (connects, and
-opens episodes).
+episodes over time, each on a `Runner`), `pool` (the caller's actors per env: reuse,
+backpressure, replacement), `env` (`RayEnv`, the caller's stand-in that looks like an Env),
+`cluster` (`RayPlacement`: connects, and opens episodes). The scheduler and `evaluate` reach
+it through `placement.choice` (`process_placement`, `placement_for`).
 """
 
 from __future__ import annotations

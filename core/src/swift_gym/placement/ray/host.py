@@ -1,12 +1,13 @@
 """The Ray actor that plays one env's episodes on a cluster node: `EnvHost`.
 
-It is given the env's name, never the env: each episode's env is built here, from the name
-resolved in this node's own registry and the config validated here (as `make` does), so no env
-object crosses the wire. One host plays many episodes over its life, up to its shape's
-`episodes` at once. An env that declares `never_blocks` is played on the actor's own loop;
-any other gets a thread and loop of its own per episode (`EnvWorker`), so one that blocks holds
-only its own episode. Each answer says which node and process played it (`where`), and what the
-caller's stand-in needs to look like the env (`View`: its tools, a replaced chat).
+It is given the env's name, never the env: each episode's env is built here, from the name resolved
+in this node's own registry and the config validated here (as `make` does), so no env object crosses
+the wire. One host plays many episodes over its life, up to its shape's `episodes` at once. Each
+episode's calls go through a `Runner` (`placement.runners`, as in `swift-gym serve`): an env that
+declares `never_blocks` is played on the actor's own loop (`InlineRunner`); any other gets a thread
+and loop of its own per episode (`EnvWorker`), so one that blocks holds only its own episode. Each
+answer says which node and process played it (`where`), and what the caller's stand-in needs to look
+like the env (`View`: its tools, a replaced chat).
 
 This module imports no Ray at import time: the caller turns the class into an actor
 (`ray.remote(EnvHost)`) only once the operator's setting is on.
@@ -19,8 +20,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from ..deployment import deployment_of
-from ..registry import default_registry
+from ...deployment import deployment_of
+from ...registry import default_registry
+from ..runners import InlineRunner, Runner
+from ..worker import EnvWorker
 
 CALL_TIMEOUT = 7 * 24 * 3600.0
 """No limit of the host's own: a step's timeout is the caller's (it stops waiting)."""
@@ -34,25 +37,21 @@ failed before it reached this actor) would stay forever: the oldest are forgotte
 class _Episode:
     """One episode's env and where its calls run (inline, or its own thread)."""
 
-    def __init__(self, env: Any, worker: Any, token: str | None = None):
+    def __init__(self, env: Any, runner: Runner, token: str | None = None):
         self.env = env
-        self.worker = worker
+        self.runner = runner
         self.token = token
 
     async def call(self, function: Callable[[], Any]) -> Any:
-        if self.worker is None:
-            result = function()
-            return await result if hasattr(result, "__await__") else result
-        return await self.worker.call(function, CALL_TIMEOUT)
+        return await self.runner.call(function, CALL_TIMEOUT)
 
     def stop(self) -> None:
-        if self.worker is not None:
-            self.worker.stop()
+        self.runner.stop()
 
 
 def _build(env_class: type, env_name: str, env_config: dict[str, Any]) -> Any:
     """The env, its config validated here (a row without `name` plays this host's env)."""
-    from ..errors import InvalidConfigError
+    from ...errors import InvalidConfigError
 
     try:
         return env_class(env_config)
@@ -87,12 +86,12 @@ class EnvHost:
         `token` names the request, for `abandon`: a caller that stopped waiting (cancelled)
         never learns the id, so it cannot close the episode itself."""
         env_class = default_registry().get_env_class(self.env_name)
-        worker = None
-        if not deployment_of(env_class).never_blocks:
-            from ..serving.worker import EnvWorker
-
-            worker = EnvWorker(f"swift-gym-ray-{self.env_name}")
-        episode = _Episode(None, worker, token)
+        runner: Runner = (
+            InlineRunner()
+            if deployment_of(env_class).never_blocks
+            else EnvWorker(f"swift-gym-ray-{self.env_name}")
+        )
+        episode = _Episode(None, runner, token)
         try:
             episode.env = await episode.call(lambda: _build(env_class, self.env_name, env_config))
             hint = await episode.call(episode.env.max_turns_hint)

@@ -1,10 +1,11 @@
-"""One event loop per process, in a daemon thread, that owns every remote env's socket.
+"""One event loop per process, in a daemon thread: where what outlives one caller's loop lives.
 
 ms-swift drives a scheduler's hooks on more than one event loop (in colocate mode
 `on_trajectory_start` and the turns run on different loops), and a socket opened on one loop is
-dead on another. So no socket belongs to the caller's loop: each coroutine runs here, and the
-caller awaits it through a future on its own loop, never blocking it. A forked child starts its
-own loop on first use (a parent's thread does not survive fork).
+dead on another. So every `openenv` env's socket (`remote`), every agent program (`agent`) and
+every MCP session (`mcp`) lives here, not on the caller's loop: each coroutine runs here, and
+the caller awaits it through a future on its own loop, never blocking it. A forked child starts
+its own loop on first use (a parent's thread does not survive fork).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def loop() -> asyncio.AbstractEventLoop:
                 new.call_soon(ready.set)
                 new.run_forever()
 
-            threading.Thread(target=run, name="swift-gym-remote", daemon=True).start()
+            threading.Thread(target=run, name="swift-gym-background", daemon=True).start()
             ready.wait()
             _loop, _pid = new, os.getpid()
         return _loop
