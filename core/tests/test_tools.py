@@ -454,7 +454,9 @@ def test_a_step_result_unpacks_like_the_four_tuple_for_text_only_schedulers() ->
     [
         (("obs", 1.0, True), "(observation, reward, done, info)"),
         ((3, 1.0, True, {}), "observation must be a str"),
-        (("o", True, True, {}), "reward must be a number"),
+        (("o", True, True, {}), "reward must be an int or float"),
+        (("o", float("nan"), True, {}), "reward must be finite"),
+        (["o", 1.0, True, {}], "(observation, reward, done, info)"),
         (("o", 1.0, 1, {}), "done must be a bool"),
         (("o", 1.0, True, []), "info must be a dict"),
         (StepResult(tool_results=["x"]), "tool_results[0] must be a ToolResult"),  # type: ignore[list-item]

@@ -46,7 +46,7 @@ _EXPORTS = {
     "offered_tools": "tools.toolset",
     "InvalidToolsError": "errors",
     "StepResult": "steps",
-    "as_step_result": "steps",
+    "as_step_result": "episode.checks",
     "InvalidStepError": "errors",
     "hookimpl": "hookspecs",
     "evaluate": "evaluation",
@@ -101,6 +101,7 @@ if TYPE_CHECKING:
     from .config import EnvConfig, validate_config
     from .deployment import Deployment
     from .env import Env, Message
+    from .episode.checks import as_step_result
     from .errors import (
         AmbiguousEnvError,
         ConfigProblem,
@@ -119,7 +120,7 @@ if TYPE_CHECKING:
     from .json_config import JsonObject
     from .registry import EnvSpec, get_env_class, list_envs, make
     from .replies import reply_text, tool_calls
-    from .steps import StepResult, as_step_result
+    from .steps import StepResult
     from .tools.toolset import ToolCall, ToolResult, ToolSet, offered_tools
 
 
