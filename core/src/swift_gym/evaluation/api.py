@@ -121,9 +121,9 @@ def evaluate(env: EnvArgument, policy: Any, **options: Any) -> EvalResult:
     `seed_start + i`; with `dataset` (a JSONL file or its rows), the env of rows without a name,
     and a config's other fields are set over each row's. `policy`: `"random"`, `"oracle"`, an
     `OpenAIPolicy(base_url=..., model=...)`, or a function `(messages, env) -> reply`, async or
-    not, whose reply is text or, in an env that offers tools, an assistant message with
-    `tool_calls` (see `policies.Reply`). At most `max_turns` replies an episode (default: the
-    env's `max_turns_hint()`, its natural horizon, else 10), `concurrency` episodes at a time;
+    not, whose reply is text, an assistant message with `tool_calls` (an env that offers
+    tools), or an `episode.Reply`. At most `max_turns` replies an episode (default: the env's
+    `max_turns_hint()`, its natural horizon, else 10), `concurrency` episodes at a time;
     `output` writes the trajectory file as episodes end (`-`: stdout); `progress=True` shows a
     bar on stderr. `stop` (a `Stop`) ends the run when interrupted; `keep_records=False` keeps
     only what the summary needs. `ray_address` (default: `SWIFT_GYM_RAY_ADDRESS`, unset: off)
