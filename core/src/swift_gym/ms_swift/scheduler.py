@@ -21,7 +21,7 @@ of it in one `LiveEpisode` per uuid. Same flags and hooks as `gym_scheduler`, pl
   ends before that turn, with `rollout_infos['context_full']` (`next_prompt`); ms-swift would
   end the whole run;
 - with `SWIFT_GYM_RAY_ADDRESS` set, each episode's env is built and played inside a Ray actor
-  on that cluster (`swift_gym.ray`).
+  on that cluster (`swift_gym.placement`).
 
 `SwiftGymScheduler` is a mixin defined here; `registration` registers it on top of ms-swift's
 `GYMScheduler` (`scheduler_class`) once ms-swift is imported, so the core never imports it.
