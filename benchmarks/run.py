@@ -27,6 +27,11 @@ BENCHMARKS = {
         ["--episodes", "3000", "--repeats", "9"],
         ["--episodes", "300", "--repeats", "3"],
     ),
+    # swift_gym.evaluate's episode loop (as `swift-gym eval -o`) against the same episodes by hand
+    "bench_eval_loop.py": (
+        ["--episodes", "2000", "--repeats", "5"],
+        ["--episodes", "100", "--repeats", "1"],
+    ),
     "bench_scheduler.py": (
         ["--trajectories", "10000", "--repeats", "5", "--memory-repeats", "3"],
         ["--trajectories", "500", "--repeats", "1", "--memory-repeats", "1"],
