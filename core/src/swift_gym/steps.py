@@ -36,6 +36,18 @@ class StepResult:
         if isinstance(self.tool_results, list):
             object.__setattr__(self, "tool_results", tuple(self.tool_results))
 
+    @classmethod
+    def checked(
+        cls, observation: str, reward: float, done: bool, info: dict[str, Any]
+    ) -> StepResult:
+        """A text step's result from values already checked (`episode.checks`), built without
+        the dataclass's per-field `__setattr__`: it is made once per step on every face."""
+        result = object.__new__(cls)
+        result.__dict__.update(
+            observation=observation, reward=reward, done=done, info=info, tool_results=()
+        )
+        return result
+
     def __iter__(self) -> Iterator[Any]:
         return iter((self.text(), self.reward, self.done, self.info))
 

@@ -96,6 +96,15 @@ def step_problems(value: Any, calls: Sequence[ToolCall] | None = ()) -> list[Pro
 def checked_step(value: Any, calls: Sequence[ToolCall] | None = ()) -> StepResult:
     """`value`, what `step` returned, as a StepResult (the reward a float, the results a
     tuple); raises InvalidStepError with the first rule it breaks (see `step_problems`)."""
+    if type(value) is tuple and len(value) == 4 and not calls:  # a text step: the common case
+        observation, reward, done, info = value
+        if (
+            type(observation) is str
+            and type(done) is bool
+            and type(info) is dict
+            and ((type(reward) is float and math.isfinite(reward)) or type(reward) is int)
+        ):
+            return StepResult.checked(observation, float(reward), done, info)
     if type(value) is StepResult and _sound(value):  # the common case: no copy, no list
         problem = tool_results_problem(value.tool_results, calls)
         if problem is None:

@@ -51,8 +51,11 @@ class Turn:
     step: StepResult
     results: list[ToolResult]
     next_messages: list[Message]
-    record: dict[str, Any]
+    record: dict[str, Any] | None
+    """None when the episode keeps no records (`Episode.records` False)."""
     context: list[Message] | None = None
+    tool_turn: bool = False
+    """The env offers tools or the reply made calls: the turn has calls and results."""
 
 
 @dataclass
@@ -75,6 +78,8 @@ class Episode:
     """The last step's info."""
     reply: Reply | None = None
     """The reply sent last, until its step is taken."""
+    records: bool = True
+    """Keep each turn's record in `turns` (a face that reads none, `serve`, turns it off)."""
 
     def open(self, reset: Any, tools: ToolSet | None, context: Any = None) -> None:
         """Start from what `reset` returned, the tools offered after it, and the chat the env
@@ -88,14 +93,15 @@ class Episode:
         self.tools = tools or None
 
     def send(self, reply: Reply, history: list[Message] | None = None) -> list[Message]:
-        """Add `reply` to the chat; the chat to step on, a copy the env may change (a face
-        that keeps the chat itself, ms-swift's scheduler, passes it as `history`)."""
+        """Add `reply` to the chat; the chat to step on: a new list of the same messages (an
+        env that appends or removes changes only its own; the conformance kit reports one that
+        changes a message), or `history`, the chat a face keeps itself."""
         self.reply = reply
         if history is not None:
             self.messages = history
             return history
         self.messages.append(reply.message())
-        return [dict(message) for message in self.messages]
+        return list(self.messages)
 
     def take(self, value: Any, context: Any = None, tools: ToolSet | None = None) -> Turn:
         """Take what `step` returned for the reply sent last; `context`: the chat the env
@@ -106,22 +112,24 @@ class Episode:
         calls = reply.calls
         step = checked_step(value, calls if self.tools else ())
         tool_turn = bool(self.tools) or bool(calls)
-        results = in_call_order(step.tool_results, calls)
-        record = turn_record(
-            len(self.turns) + 1,
-            reply.text,
-            step.observation,
-            step.reward,
-            step.done,
-            step.info,
-            [call_record(call) for call in calls] if tool_turn else None,
-            [result_record(result) for result in results] if tool_turn else None,
-        )
-        self.turns.append(record)
+        results = in_call_order(step.tool_results, calls) if tool_turn else []
+        record = None
+        if self.records:
+            record = turn_record(
+                len(self.rewards) + 1,
+                reply.text,
+                step.observation,
+                step.reward,
+                step.done,
+                step.info,
+                [call_record(call) for call in calls] if tool_turn else None,
+                [result_record(result) for result in results] if tool_turn else None,
+            )
+            self.turns.append(record)
         self.rewards.append(step.reward)
         total = self.total_reward + step.reward
         if math.isinf(total):  # the turn is kept; the total stays the one before it
-            raise TotalOverflow(len(self.turns), step.reward)
+            raise TotalOverflow(len(self.rewards), step.reward)
         self.total_reward, self.done, self.info = total, step.done, step.info
         next_messages = answer_messages(step, calls, tool_turn)
         replaced = None if step.done or context is None else checked_context(context)
@@ -131,7 +139,7 @@ class Episode:
             next_messages = []
         else:
             self.messages.extend(next_messages)
-        return Turn(step, results, next_messages, record, replaced)
+        return Turn(step, results, next_messages, record, replaced, tool_turn)
 
     def status(self) -> str:
         """How it ended: the env's status (else "done") when the env ended it, else

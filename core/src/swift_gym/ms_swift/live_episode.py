@@ -69,6 +69,8 @@ class LiveEpisode:
     env: Any = None
     opened: bool = False
     """Its reset succeeded."""
+    reset_info: Any = None
+    """The reset's info as JSON, once it succeeded (read each turn)."""
     episode: Episode = field(default_factory=Episode)
     env_config: Any = None
     """The row's env_config, as JSON (kept only when trajectories are written)."""
@@ -119,7 +121,7 @@ class LiveEpisode:
             "step_rewards": list(self.episode.rewards),
             "gym_done": done,
             "env_name": self.name,
-            "reset_info": jsonable(self.episode.reset_info) if self.opened else None,
+            "reset_info": self.reset_info,
             "step_infos": steps,
             "env_metrics": metrics if isinstance(metrics, dict) else {},
             "env_error": self.error,
@@ -135,7 +137,7 @@ class LiveEpisode:
             "env_config": self.env_config,
             "system_prompt": episode.system_prompt if self.opened else None,
             "observation": episode.observation if self.opened else None,
-            "reset_info": jsonable(episode.reset_info) if self.opened else None,
+            "reset_info": self.reset_info,
             "error": self.error,
             "context_full": self.context_full,
             "tools": self.tools,

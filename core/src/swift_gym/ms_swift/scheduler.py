@@ -37,6 +37,7 @@ from ..episode import Reply, replaces_chat, tools_of
 from ..episode.layout import signature
 from ..placement import process_placement
 from ..replies import tool_calls
+from ..tools.turns import call_record, result_record
 from .contexts import replacement
 from .env_calls import close_quietly, guarded, step_timeout
 from .factories import EnvFactory
@@ -136,6 +137,7 @@ class SwiftGymScheduler(_GymScheduler):
             else self.gym_env_name
         )
         live = self._live[uuid] = LiveEpisode(name if isinstance(name, str) else repr(name))
+        live.episode.records = self._trajectories is not None  # read only for the file
         if self._trajectories is not None:
             live.env_config = jsonable(env_config)
         try:
@@ -154,7 +156,7 @@ class SwiftGymScheduler(_GymScheduler):
             env, live.env = live.env, None
             await close_quietly(env, self._timeout)
             return
-        live.opened = True
+        live.opened, live.reset_info = True, jsonable(live.episode.reset_info)
         messages = plain_copy(live.episode.messages)  # ms-swift's to change, not the episode's
         if context:  # the program's first call was more than a system and a user message
             messages = replacement(messages, []).messages
@@ -185,9 +187,9 @@ class SwiftGymScheduler(_GymScheduler):
         episode, env = live.episode, live.env
         try:
             reply = _reply(request.messages, response_choice, bool(episode.tools))
-            # the episode's chat, the same as on every face: each reply as text with its calls
-            # (ms-swift's own keeps earlier replies as token ids, without their calls)
-            value = await self._guarded(env.step(episode.send(reply)))
+            # the episode's chat, as on every face (ms-swift's own keeps earlier replies as token
+            # ids, without their calls), copied to the depth: what step does to it stays its own
+            value = await self._guarded(env.step(plain_copy(episode.send(reply))))
             context = env.rewritten_context() if live.rewrites else None
             turn = episode.take(value, context, tools_of(env) if context is not None else None)
         except Exception as error:  # this episode ends with reward 0; the batch goes on
@@ -207,9 +209,9 @@ class SwiftGymScheduler(_GymScheduler):
         elif not done:
             live.pending = turn.next_messages
         if live.tools:
-            live.tool_calls.append(turn.record.get("tool_calls", []))
-            live.tool_results.append(turn.record.get("tool_results", []))
-        if self._trajectories is not None:  # encoded now, while all of it is fresh
+            live.tool_calls.append([call_record(call) for call in reply.calls])
+            live.tool_results.append([result_record(result) for result in turn.results])
+        if turn.record is not None:  # for the trajectory file: encoded now, while fresh
             reply_text = request.messages[-1].get("content") if request.messages else None
             live.encoded.append(encoded_turn({**turn.record, "reply": reply_text, "info": info}))
         ended = done or bool(self.max_turns and current_turn >= self.max_turns)
@@ -250,7 +252,7 @@ class SwiftGymScheduler(_GymScheduler):
             pending, live.pending = live.pending, []
             if pending and pending[0].get("role") == "tool":
                 trimmed = self._tool_turn(request, response_choice, pending)
-            request.messages.extend(pending)
+            request.messages.extend(plain_copy(pending))  # ms-swift's, not the episode's
         result = {"infer_request": request}
         return {**result, **trimmed} if trimmed else result
 

@@ -30,7 +30,6 @@ import contextlib
 import inspect
 import time
 import uuid
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..episode import Episode, Reply, ReplyShapeError, replaces_chat, rewritten_context, tools_of
@@ -60,16 +59,12 @@ if TYPE_CHECKING:
 NEW, PLAYING, OVER, BROKEN = "new", "playing", "over", "broken"
 
 
-@contextlib.contextmanager
-def env_errors(name: str | None) -> Iterator[None]:
+def env_error(name: str | None, error: InvalidStepError) -> ProtocolError:
     """What the env returned broke a rule (`episode.checks`): an EXECUTION_ERROR naming the
     env, with the check's own text, never a frame a client cannot read."""
-    try:
-        yield
-    except InvalidStepError as error:
-        raise ProtocolError(
-            EXECUTION_ERROR, f"env {short_repr(name or '?')}: {error}; send a reset to start again"
-        ) from None
+    return ProtocolError(
+        EXECUTION_ERROR, f"env {short_repr(name or '?')}: {error}; send a reset to start again"
+    )
 
 
 CLOSE_TIMEOUT = 5.0
@@ -103,7 +98,7 @@ class Session:
         self.episodes = 0
         """Resets that started an episode, for the log."""
         self.total_steps = 0
-        self.episode = Episode()
+        self.episode = Episode(records=False)
         """The episode being played: its chat (what `Env.step` receives), tools and turns."""
         self.handling = False
         """A frame is being handled: the session is not idle, whatever the clock says."""
@@ -186,7 +181,7 @@ class Session:
         await self._drop_env()
         self.phase, self._broken = BROKEN, "the last reset failed (answered before)"
         self.steps = 0
-        self.episode = Episode()
+        self.episode = Episode(records=False)
         # Checking the reset, building the env, its reset() and its tools() are one call on the
         # worker: each call is a round trip between threads, the dearest part of a short reset.
         opened: dict[str, Any] = {"doing": "checking the reset"}
@@ -217,8 +212,10 @@ class Session:
                 self.episode_id = got["episode_id"] or uuid.uuid4().hex
             self.env = got.get("env")
         episode = self.episode
-        with env_errors(self.env_name):
+        try:
             episode.open(result, tools, context)
+        except InvalidStepError as error:
+            raise env_error(self.env_name, error) from None
         context = episode.messages if context is not None else None
         self.phase = PLAYING
         self.episodes += 1
@@ -253,11 +250,13 @@ class Session:
             value, context, tools = await self._call(worker, play, "step()")
         else:  # the usual case, with no coroutine around the step's
             value = await self._call(worker, lambda: env.step(history), "step()")
-        with env_errors(self.env_name):
+        try:
             turn = self.episode.take(value, context, tools)
+        except InvalidStepError as error:
+            raise env_error(self.env_name, error) from None
         step = turn.step
         tool_results = None
-        if "tool_results" in turn.record:  # a tool turn
+        if turn.tool_turn:
             tool_results = [result_fields(result) for result in turn.results]
         self.steps += 1
         self.total_steps += 1
