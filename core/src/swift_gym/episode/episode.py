@@ -42,7 +42,7 @@ class TotalOverflow(InvalidStepError, ArithmeticError):
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class Turn:
     """What one step came to: the checked result, its tool results in call order, the
     messages it adds to the chat (none when the env replaced the chat: `context`), and the
