@@ -191,6 +191,8 @@ def offered_tools(env: Any) -> ToolSet:
     tools = env.tools()
     if isinstance(tools, ToolSet):
         return tools
+    if type(tools) in (list, tuple) and not tools:  # a text env, asked every turn by `random`
+        return _NO_TOOLS
     return ToolSet(tools, type(env).__name__)
 
 
@@ -358,3 +360,7 @@ def _holds_surrogate(value: Any) -> bool:
         elif type(item) is list:
             pending.extend(item)
     return False
+
+
+_NO_TOOLS = ToolSet([])
+"""What a text env offers: shared, as a ToolSet cannot change."""
