@@ -137,7 +137,8 @@ async def run_episode(
             turn = await play_turn(episode, env, reply)
             if turn.context is not None and episode.tools:
                 record["tools"] = list(episode.tools)
-            turn.record.update(details)
+            if turn.record is not None:  # always here: evaluate keeps records
+                turn.record.update(details)
             record["turns"] = episode.turns
             record["total_reward"] = episode.total_reward
     except InvalidStepError as error:  # what reset() or step() returned: the message names it
