@@ -139,8 +139,6 @@ async def run_episode(
                 record["tools"] = list(episode.tools)
             if turn.record is not None:  # always here: evaluate keeps records
                 turn.record.update(details)
-            record["turns"] = episode.turns
-            record["total_reward"] = episode.total_reward
     except InvalidStepError as error:  # what reset() or step() returned: the message names it
         record.update(status="error", error=str(error))
     except (ReplyShapeError, PolicyError) as error:
@@ -159,6 +157,7 @@ async def run_episode(
                 )
     record["turns"] = episode.turns
     record["num_turns"] = len(episode.turns)
+    record["total_reward"] = episode.total_reward  # an overflowing turn left it as before
     if record["status"] is None:
         record["status"] = episode.status()
         record["success"] = episode.succeeded()

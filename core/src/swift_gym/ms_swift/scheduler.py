@@ -189,7 +189,8 @@ class SwiftGymScheduler(_GymScheduler):
             reply = _reply(request.messages, response_choice, bool(episode.tools))
             # the episode's chat, as on every face (ms-swift's own keeps earlier replies as token
             # ids, without their calls), copied to the depth: what step does to it stays its own
-            value = await self._guarded(env.step(plain_copy(episode.send(reply))))
+            episode.send(reply)
+            value = await self._guarded(env.step(plain_copy(episode.messages)))
             context = env.rewritten_context() if live.rewrites else None
             turn = episode.take(value, context, tools_of(env) if context is not None else None)
         except Exception as error:  # this episode ends with reward 0; the batch goes on
