@@ -10,7 +10,6 @@ what was played), 2 for arguments the library refuses.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from contextlib import nullcontext, redirect_stdout
 from pathlib import Path
@@ -20,7 +19,7 @@ import click
 from rich.text import Text
 
 from ..evaluation import defaults
-from ..evaluation.api import evaluate_async
+from ..evaluation.api import evaluate_async, run_to_result
 from ..evaluation.errors import BadRowsError
 from ..evaluation.runner import Stop
 from ..evaluation.stats import json_safe
@@ -155,7 +154,7 @@ def evaluate(
     )
     stop = Stop()
     try:
-        result = asyncio.run(
+        result = run_to_result(
             evaluate_async(
                 env,
                 chosen,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -139,8 +139,29 @@ def evaluate(env: EnvArgument, policy: Any, **options: Any) -> EvalResult:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(evaluate_async(env, policy, **options))
+        return run_to_result(evaluate_async(env, policy, **options))
     return _in_a_thread(env, policy, options)
+
+
+class _Held:
+    """A result with the plain `object` repr: see `run_to_result`."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: EvalResult):
+        self.value = value
+
+
+def run_to_result(run: Coroutine[Any, Any, EvalResult]) -> EvalResult:
+    """`asyncio.run(run)`, minus a cost of Python 3.11's: on its way out `asyncio.run` asks
+    `signal.getsignal(SIGINT)`, which formats the repr of its own handler, the main task, and
+    so the task's result, twice; an `EvalResult`'s repr summarises every record (15 ms at
+    2,000 episodes, 9% of a 2,000-episode oracle run). The task's result is held in a box."""
+
+    async def held() -> _Held:
+        return _Held(await run)
+
+    return asyncio.run(held()).value
 
 
 def _in_a_thread(env: EnvArgument, policy: Any, options: dict[str, Any]) -> EvalResult:

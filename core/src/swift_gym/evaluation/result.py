@@ -154,13 +154,15 @@ class EvalResult:
         def number(value: float) -> str:
             return "nan" if math.isnan(value) else figure(value)
 
-        low, high = self.success_rate_ci95
+        summary = self.summary  # once: each property would summarise every record again
+        low, high = summary["success_rate_ci95"]
         text = (
-            f"EvalResult(episodes={self.episodes}, success_rate={number(self.success_rate)} "
-            f"[{number(low)}, {number(high)}], mean_reward={number(self.mean_reward)}"
+            f"EvalResult(episodes={summary['episodes']}, "
+            f"success_rate={number(summary['success_rate'])} "
+            f"[{number(low)}, {number(high)}], mean_reward={number(summary['mean_reward'])}"
         )
-        if self.not_played:
-            text += f", not_played={self.not_played}"
+        if summary["not_played"]:
+            text += f", not_played={summary['not_played']}"
         if self.stopped:
             text += f", stopped={self.stopped!r}"
         return text + ")"

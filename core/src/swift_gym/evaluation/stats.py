@@ -42,28 +42,32 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float, float]:
     result is the plain formula's wherever that does not overflow). The mean of finite values
     is always finite; an interval bound beyond the largest float is -inf or inf.
     """
-    n = len(values)
-    if n == 0:
-        return (math.nan, math.nan, math.nan)
-    centre, error, exponent = _scaled_mean_error(values)
-    if n < 2:
-        value = _unscaled(centre, exponent)
-        return (value, value, value)
-    half = t95(n) * error
-    return (
-        _unscaled(centre, exponent),
-        _unscaled(centre - half, exponent),
-        _unscaled(centre + half, exponent),
-    )
+    centre, low, high, _ = mean_statistics(values)
+    return (centre, low, high)
 
 
 def standard_error(values: Sequence[float]) -> float:
     """The standard error of the mean of `values` (NaN below 2 values), without overflowing:
     taken apart from the interval, whose t-wide bounds may pass the largest float first."""
-    if len(values) < 2:
-        return math.nan
-    _, error, exponent = _scaled_mean_error(values)
-    return _unscaled(error, exponent)
+    return mean_statistics(values)[3]
+
+
+def mean_statistics(values: Sequence[float]) -> tuple[float, float, float, float]:
+    """`mean_ci`'s mean, low and high and `standard_error`'s error, from one pass of sums."""
+    n = len(values)
+    if n == 0:
+        return (math.nan, math.nan, math.nan, math.nan)
+    centre, error, exponent = _scaled_mean_error(values)
+    value = _unscaled(centre, exponent)
+    if n < 2:
+        return (value, value, value, math.nan)
+    half = t95(n) * error
+    return (
+        value,
+        _unscaled(centre - half, exponent),
+        _unscaled(centre + half, exponent),
+        _unscaled(error, exponent),
+    )
 
 
 def _scaled_mean_error(values: Sequence[float]) -> tuple[float, float, int]:
@@ -153,8 +157,7 @@ def summarize(records: Iterable[Mapping[str, Any]], unrecorded: int = 0) -> dict
     n = len(rewards)
     if unrecorded:
         statuses[NOT_PLAYED] = unrecorded
-    reward, low, high = mean_ci(rewards)
-    error = standard_error(rewards)
+    reward, low, high, error = mean_statistics(rewards)
     seen = [value for value in rewards if math.isfinite(value)]
     if seen:  # a mean cannot leave the rewards' range: eval and report print the same interval
         low, high = clip([low, high], (min(seen), max(seen)))
