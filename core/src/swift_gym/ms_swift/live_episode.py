@@ -23,12 +23,23 @@ ENCODED_TURN = Any
 
 def jsonable(value: Any, depth: int = 0) -> Any:
     """`value` as JSON-serialisable data; what is not becomes its (short) repr."""
-    if value is None or isinstance(value, (bool, int, str)):
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:  # most of an info dict
+        return value
+    if isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
     if depth < 20 and isinstance(value, dict):
-        return {text_of(key): jsonable(item, depth + 1) for key, item in value.items()}
+        plain = {}
+        for key, item in value.items():
+            kind = type(item)
+            plain[key if type(key) is str else text_of(key)] = (
+                item
+                if kind is str or kind is int or kind is bool or item is None
+                else jsonable(item, depth + 1)
+            )
+        return plain
     if depth < 20 and isinstance(value, (list, tuple)):
         return [jsonable(item, depth + 1) for item in value]
     text = text_of(value, repr)
@@ -52,7 +63,8 @@ def plain_copy(value: Any) -> Any:
     if kind is dict:
         copied = value.copy()  # a message's values are mostly strings: kept as they are
         for key, item in copied.items():
-            if type(item) is not str:
+            kind = type(item)
+            if kind is not str and kind is not int and item is not None:
                 copied[key] = plain_copy(item)
         return copied
     if kind is list:

@@ -188,9 +188,9 @@ class SwiftGymScheduler(_GymScheduler):
         try:
             reply = _reply(request.messages, response_choice, bool(episode.tools))
             # the episode's chat, as on every face (ms-swift's own keeps earlier replies as token
-            # ids, without their calls), copied to the depth: what step does to it stays its own
-            episode.send(reply)
-            value = await self._guarded(env.step(plain_copy(episode.messages)))
+            # ids, without their calls); ms-swift's messages are copies of its messages, so what
+            # step does to them never reaches the messages ms-swift trains on
+            value = await self._guarded(env.step(episode.send(reply)))
             context = env.rewritten_context() if live.rewrites else None
             turn = episode.take(value, context, tools_of(env) if context is not None else None)
         except Exception as error:  # this episode ends with reward 0; the batch goes on
