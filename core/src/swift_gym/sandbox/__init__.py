@@ -1,4 +1,5 @@
-"""Run untrusted code in isolation: a one-shot `run`, a stateful `Session`, the `python` tool.
+"""Run untrusted code in isolation: a one-shot `run`, a stateful `Session`, the `python` tool, a
+`Workspace` (a work tree and shell commands for a whole episode) and its tools.
 
 The sandbox knows nothing of envs: it runs code under `SandboxLimits` and returns what happened
 (`RunResult`, `CallResult`). The default backend is bubblewrap (docs/sandbox.md says what it
@@ -19,16 +20,24 @@ _EXPORTS = {
     "SandboxPool": "pool",
     "Session": "session",
     "PythonTool": "python_tool",
+    "Workspace": "workspace",
+    "WorkspaceError": "workspace",
+    "CommandResult": "workspace",
+    "WorkspaceTools": "workspace_tools",
     "SandboxUnavailableError": "availability",
 }
 __all__ = [
     "CallResult",
+    "CommandResult",
     "PythonTool",
     "RunResult",
     "SandboxLimits",
     "SandboxPool",
     "SandboxUnavailableError",
     "Session",
+    "Workspace",
+    "WorkspaceError",
+    "WorkspaceTools",
     "operator_limits",
     "run",
 ]

@@ -297,6 +297,10 @@ class SandboxCgroup:
 
     def out_of_memory(self) -> bool:
         """Whether the kernel killed a task of the sandbox for passing its memory limit."""
+        return self.oom_kills() > 0
+
+    def oom_kills(self) -> int:
+        """How many tasks of the sandbox the kernel killed so far for passing its memory limit."""
         if self.host.version == 1:
             path, key = self.dirs["memory"] / "memory.oom_control", "oom_kill"
         else:
@@ -305,10 +309,10 @@ class SandboxCgroup:
             for line in path.read_text().splitlines():
                 name, _, number = line.partition(" ")
                 if name == key:
-                    return int(number) > 0
+                    return int(number)
         except (OSError, ValueError):
             pass
-        return False
+        return 0
 
     def kill_all(self) -> None:
         """SIGKILL every task (v2's `cgroup.kill`; elsewhere the PID namespace's end does it)."""

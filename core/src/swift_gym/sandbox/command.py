@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -23,6 +24,8 @@ WORK = "/work"
 LIB = "/.swift_gym"
 """Where the inside program is mounted in the sandbox (read-only, with its compiled bytecode)."""
 INSIDE = Path(__file__).with_name("inside.py")
+INSIDE_FILES = (INSIDE, INSIDE.with_name("inside_workspace.py"))
+"""The inside programs, mounted side by side in LIB (a workspace's server imports the second)."""
 _LOAD = "import sys; sys.path.insert(0, {!r}); import inside"
 """Imported, not passed as `-c` source: its .pyc (compiled when pip installed swift-gym) loads
 without compiling 200 lines at every start."""
@@ -76,9 +79,11 @@ def bwrap_argv(
     disable_userns: bool = True,
     *,
     ready_fd: int,
+    extra: Sequence[str] = (),
 ) -> list[str]:
     """bubblewrap's whole command line (`info_fd` receives the sandbox's PID 1 as JSON; the
-    interpreter says `ready` on `ready_fd` once its limits are set)."""
+    interpreter says `ready` on `ready_fd` once its limits are set; `extra`: more of bubblewrap's
+    options, before the root is made read-only: a workspace's mounts and variables)."""
     _, roots = interpreter()
     argv = [
         bwrap,
@@ -109,7 +114,8 @@ def bwrap_argv(
             argv += ["--ro-bind", f"/{link}", f"/{link}"]
     for root in roots:
         argv += ["--ro-bind", root, root]
-    argv += ["--ro-bind", str(INSIDE), f"{LIB}/inside.py"]
+    for program in INSIDE_FILES:
+        argv += ["--ro-bind", str(program), f"{LIB}/{program.name}"]
     compiled = INSIDE.parent / "__pycache__"
     if compiled.is_dir():
         argv += ["--ro-bind", str(compiled), f"{LIB}/__pycache__"]
@@ -120,7 +126,7 @@ def bwrap_argv(
     argv += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
     argv += ["--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger", "--dev", "/dev"]
     argv += ["--size", str(limits.work_bytes), "--tmpfs", WORK, "--chdir", WORK]
-    argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    argv += [*extra, "--remount-ro", "/dev", "--remount-ro", "/"]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     return [*argv, "--", *python_argv(mode, limits, ready_fd=ready_fd)]

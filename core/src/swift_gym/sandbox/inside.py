@@ -7,6 +7,7 @@ imports nothing beyond what the interpreter has loaded anyway (`json`, `ast`, `t
 `signal` would double the start-up of `print(1)`).
 
 - `run`: reads the code from stdin, runs it as `__main__`; output goes straight to fds 1 and 2.
+- `workspace`: `inside_workspace.py`'s server of shell commands and files in `/work`.
 - `repl`: a notebook-like server. Requests come on stdin and answers go out on a private copy
   of stdout, one JSON object per line; the code's own `sys.stdout`/`sys.stderr` are captured
   per call (bounded), and fds 1 and 2 (child processes, `os.write`) go to the host's raw pipe.
@@ -186,8 +187,10 @@ def call(code, namespace, cap, limits):
 
 
 def main():
-    del sys.path[0]  # this file's directory: the code's imports see the standard library only
     mode = sys.argv[1]
+    # a workspace's server lives beside this file: imported before that directory leaves the path
+    workspace = __import__("inside_workspace") if mode == "workspace" else None
+    del sys.path[0]  # this file's directory: the code's imports see the standard library only
     limits = {}
     for item in sys.argv[2].split(","):
         name, _, number = item.partition("=")
@@ -199,6 +202,8 @@ def main():
         os.close(ready)
     if mode == "run":
         run_once(limits)
+    elif workspace is not None:
+        workspace.serve(limits)
     else:
         serve(limits)
 

@@ -25,6 +25,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import SandboxUnavailableError
@@ -141,9 +142,12 @@ class SandboxProcess:
         _LIVE.discard(self)
 
 
-async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> SandboxProcess:
-    """Start the inside program in `mode` ("run" or "repl") under `limits`' backend, its
-    stdin, stdout and stderr piped (`read_limit`: the longest line its stdout may send).
+async def start(
+    mode: str, limits: SandboxLimits, read_limit: int = _READ, extra: Sequence[str] = ()
+) -> SandboxProcess:
+    """Start the inside program in `mode` ("run", "repl" or "workspace") under `limits`'
+    backend, its stdin, stdout and stderr piped (`read_limit`: the longest line its stdout may
+    send; `extra`: more of bubblewrap's options, `command.bwrap_argv`'s).
 
     Returns once the sandbox's interpreter has set its limits and is about to read code.
     Raises SandboxUnavailableError when bubblewrap cannot run, or could not start this sandbox
@@ -174,6 +178,7 @@ async def start(mode: str, limits: SandboxLimits, read_limit: int = _READ) -> Sa
             seccomp_fd,
             bwrap.disable_userns,
             ready_fd=ready_write,
+            extra=extra,
         )
         process = await spawn(
             argv, env={}, pass_fds=passed, new_session=_VFORK_WITH_SETSID, read_limit=read_limit
