@@ -27,7 +27,7 @@ def extract_code(reply: str) -> str:
     blocks = [m.group(3) for m in _FENCE.finditer(reply) if m.group(2).lower() in _PYTHON]
     if blocks:
         return blocks[-1].strip("\n")
-    if "```" in reply:  # an unclosed fence (a reply cut at its token limit): what follows it
+    if reply.count("```") % 2:  # an unclosed fence (a reply cut at its token limit): its rest
         rest = reply.rpartition("```")[2]
         first, _, body = rest.partition("\n")
         if first.strip().lower() in _PYTHON:
