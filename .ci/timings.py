@@ -30,6 +30,7 @@ BUDGETS = {
     "reasoning_gym": 150,
     "textarena": 45,
     "ray": 60,
+    "code": 90,
 }
 TOTAL_BUDGET = 1800
 
