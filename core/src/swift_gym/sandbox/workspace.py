@@ -32,6 +32,7 @@ import contextlib
 import json
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,8 +93,10 @@ class Workspace:
     it) and always `await ws.close()`, or `async with Workspace(...) as ws:`.
 
     `source`: a host directory copied into `/work` at start; `python_paths`: host directories
-    mounted read-only and put on PYTHONPATH. Both are the env's or the operator's choice, never
-    a row's. Calls run one at a time; the whole process tree is gone when `close()` returns.
+    mounted read-only and put on PYTHONPATH; `environment`: more variables for every command
+    (`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1` where pytest's directory holds plugins not mounted). All
+    are the env's or the operator's choice, never a row's. Calls run one at a time; the whole
+    process tree is gone when `close()` returns.
     """
 
     def __init__(
@@ -102,12 +105,17 @@ class Workspace:
         *,
         source: str | os.PathLike[str] | None = None,
         python_paths: tuple[str | os.PathLike[str], ...] | list[str | os.PathLike[str]] = (),
+        environment: Mapping[str, str] | None = None,
     ):
         self.limits = limits or SandboxLimits()
         if self.limits.backend != "bubblewrap":
             raise ValueError("a Workspace runs in bubblewrap only (backend='bubblewrap')")
         self.source = _directory(source, "source") if source is not None else None
         self.python_paths = tuple(_directory(path, "python_paths") for path in python_paths)
+        self.environment = dict(environment or {})
+        for name, value in self.environment.items():
+            if not name or "=" in name or "\0" in name + value:
+                raise ValueError(f"environment: {name[:100]!r} cannot be a variable's name")
         self._sandbox: SandboxProcess | None = None
         self._stderr: BoundedOutput | None = None
         self._draining: asyncio.Task[None] | None = None
@@ -147,6 +155,8 @@ class Workspace:
         options += ["--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
         if inside:
             options += ["--setenv", "PYTHONPATH", ":".join(inside)]
+        for name, value in self.environment.items():
+            options += ["--setenv", name, value]
         return options
 
     async def start(self) -> None:
