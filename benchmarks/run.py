@@ -50,6 +50,11 @@ BENCHMARKS = {
         ["--runs", "60", "--calls", "500", "--sessions", "64"],
         ["--runs", "3", "--calls", "20", "--sessions", "4"],
     ),
+    # the workspace: its set-up from a 1 MB tree, a warm bash call, a test run, against bare
+    "bench_workspace.py": (
+        ["--rounds", "30", "--calls", "200", "--test-rounds", "5"],
+        ["--rounds", "2", "--calls", "10", "--test-rounds", "1"],
+    ),
     "bench_tool_turns.py": (
         ["--trajectories", "4000", "--repeats", "7"],
         ["--trajectories", "200", "--repeats", "1"],
