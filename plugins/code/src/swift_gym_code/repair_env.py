@@ -12,6 +12,10 @@ sandbox (`repair_grading`): reward 1.0 when every FAIL_TO_PASS and PASS_TO_PASS 
 test broke). The sdists are fetched with pip into
 the operator's cache (`SWIFT_GYM_CODE_CACHE`) on first use, hash-checked; `swift-gym-code
 prefetch` fetches them ahead. Limits are the operator's (`SWIFT_GYM_SANDBOX_LIMITS`).
+
+The workspace lives on the process's background loop (`swift_gym.placement.background`), as
+MCP sessions do: its pipes belong to the loop that started it, and ms-swift calls `reset` and
+`step` on different loops (colocate GRPO), so every workspace call hops there.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, field_validator
 
 from swift_gym import Env, EnvConfig, StepResult, ToolResult, tool_calls
+from swift_gym.placement import background
 
 from .repair.projects import Project
 from .repair.tasks import RepairTask, load_tasks
@@ -151,7 +156,7 @@ class RepairEnv(Env):
             self.limits, source=buggy, python_paths=self._python_paths, environment=TEST_ENV
         )
         self._tools = WorkspaceTools(self._workspace, names=self.config.tools)
-        await self._workspace.start()
+        await background.run(self._workspace.start())
         info = {
             "status": "reset",
             "task_id": task.id,
@@ -177,7 +182,7 @@ class RepairEnv(Env):
             if self._tools.submitted:
                 results.append(ToolResult.error(call, "already submitted: this call was not run"))
             else:
-                results.append(await self._tools.call(call))
+                results.append(await background.run(self._tools.call(call)))
         submitted = bool(self._tools.submitted)
         info: dict[str, Any] = {
             "status": "playing",
@@ -197,8 +202,8 @@ class RepairEnv(Env):
 
         task, project = self._task, self._project
         assert task is not None and project is not None
-        result = await grade(
-            self._workspace, task, project, self._pristine, self._python_paths, self.limits
+        result = await background.run(
+            grade(self._workspace, task, project, self._pristine, self._python_paths, self.limits)
         )
         resolved = result.resolved(task)
         reward = result.fraction(task) if self.config.reward == "fraction" else float(resolved)
@@ -221,7 +226,7 @@ class RepairEnv(Env):
         from swift_gym.sandbox import WorkspaceError
 
         try:
-            return str(await self._workspace.diff(max_chars=DIFF_CHARS))
+            return str(await background.run(self._workspace.diff(max_chars=DIFF_CHARS)))
         except WorkspaceError as error:
             return f"(no diff: {error})"
 
@@ -244,7 +249,7 @@ class RepairEnv(Env):
         tools, self._tools = self._tools, None
         self._workspace = None
         if tools is not None:
-            await tools.close()
+            await background.run(tools.close())
 
     async def close(self) -> None:
         await self._end_workspace()
