@@ -143,12 +143,6 @@ def test_openai_policy_solves_humaneval_with_python_blocks(
     assert all(record["turns"][0]["reply"].startswith("```python") for record in records)
 
 
-@pytest.fixture(scope="module")
-def code_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sdist cache the test process and its `swift-gym` share (the operator's variable)."""
-    return tmp_path_factory.mktemp("code-cache")
-
-
 def repair_task_ids() -> list[str]:
     """A few shipped tasks, of six (one test file: a fast suite) when it has any."""
     from swift_gym_code.repair_env import tasks
@@ -159,17 +153,14 @@ def repair_task_ids() -> list[str]:
 
 
 def test_openai_policy_repairs_a_project_with_tool_calls(
-    bwrap: str,
-    server: tuple[str, Scripted],
-    tmp_path: Path,
-    code_cache: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    bwrap: str, server: tuple[str, Scripted], tmp_path: Path
 ) -> None:
+    from swift_gym_code.repair.fetch import cache_dir
     from swift_gym_code.repair_env import task_index, tasks
     from swift_gym_code.repair_oracle import oracle_calls
     from swift_gym_code.repair_trees import pristine_tree
 
-    monkeypatch.setenv("SWIFT_GYM_CODE_CACHE", str(code_cache))
+    cache = str(cache_dir())  # the operator's (the other repair tests' too): fetched once
     url, script = server
     ids = repair_task_ids()
     rows = tmp_path / "rows.jsonl"
@@ -194,7 +185,7 @@ def test_openai_policy_repairs_a_project_with_tool_calls(
     out = tmp_path / "repair.jsonl"
     done = run(
         "eval", "code.repair", "--policy", "openai", "--base-url", url, "--dataset", str(rows),
-        "-o", str(out), "--json", env={"SWIFT_GYM_CODE_CACHE": str(code_cache)},
+        "-o", str(out), "--json", env={"SWIFT_GYM_CODE_CACHE": cache},
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     summary = json.loads(done.stdout)

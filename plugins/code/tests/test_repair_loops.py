@@ -9,19 +9,14 @@ from __future__ import annotations
 import asyncio
 import json
 
-import pytest
-
 import swift_gym
 
 
-def test_reset_step_and_close_on_three_loops_leave_no_process(
-    bwrap: str, tmp_path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_reset_step_and_close_on_three_loops_leave_no_process(bwrap: str) -> None:
     from swift_gym_code.repair_env import tasks
 
     from swift_gym.sandbox.process import live
 
-    monkeypatch.setenv("SWIFT_GYM_CODE_CACHE", str(tmp_path / "cache"))
     env = swift_gym.make({"name": "code.repair", "task_id": tasks()[0].id})
     asyncio.run(env.reset())
     arguments = json.dumps({"command": "echo $((6 * 7))"})
