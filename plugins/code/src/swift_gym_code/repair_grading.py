@@ -10,7 +10,6 @@ host. Outcomes are read from pytest's `-rA` summary, written to a file in the gr
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +23,10 @@ GRADE_SECONDS = 300.0
 """The time and CPU time a grading run of the whole suite gets (the operator's limits, raised
 to this: a model's bash call gets the operator's own)."""
 REPORT = ".swift_gym_pytest_report.txt"
+DELETED = 'raise ImportError("this file was deleted in the work tree being graded")\n'
+"""What stands in for a source file the model deleted. Removing it would let the tests import
+the same module from the interpreter's own site-packages (the sandbox's python sees them: six
+is there on many machines), and score a deleted package as fixed."""
 MAX_LISTED = 20
 """Failing tests an info lists by name (the rest are counted)."""
 
@@ -106,8 +109,8 @@ async def grade(
     try:
         await grader.start()
         for path, text in sources.items():
-            if text is None:
-                await grader.run(f"rm -f -- {shlex.quote(path)}")
+            if text is None:  # not removed: Python would import an installed copy instead
+                await grader.write_file(path, DELETED)
             else:
                 await grader.write_file(path, text)
         command = f"{task.test_command} > {REPORT} 2>&1"
