@@ -114,6 +114,29 @@ async def test_python_paths_and_what_a_command_sees(tmp_path: Path) -> None:
         assert (await workspace.diff()) == ""  # no source, nothing written in /work
 
 
+async def test_python_inside_imports_the_standard_library_not_the_hosts_packages() -> None:
+    """The interpreter's install is mounted whole; its site-packages (pytest, pydantic, ... on
+    this machine) is an empty read-only folder inside: only the env's python_paths add any."""
+    from swift_gym.sandbox.workspace import site_packages
+
+    assert site_packages()  # the host's interpreter has one
+    folders = json.dumps(list(site_packages()))
+    check = (
+        "import json, os, sys\n"
+        f"folders = {folders}\n"
+        "print(json.dumps([sorted(os.listdir(f)) for f in folders]))\n"
+        "print(all(f in sys.path for f in folders))\n"
+        "open(folders[0] + '/sitecustomize.py', 'w')\n"
+    )
+    async with Workspace(LIMITS) as workspace:
+        await workspace.write_file("check.py", check)
+        result = await workspace.run("python check.py")
+    lines = result.output.splitlines()
+    assert json.loads(lines[0]) == [[] for _ in site_packages()]
+    assert lines[1] == "True"  # the folders are on sys.path, and empty
+    assert "Read-only file system" in result.output and result.exit_code == 1
+
+
 async def test_a_command_past_its_time_is_killed_and_the_files_stay(project: Path) -> None:
     limits = SandboxLimits(wall_seconds=20, cpu_seconds=1)
     async with Workspace(limits, source=project) as workspace:

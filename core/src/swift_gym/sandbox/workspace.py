@@ -29,9 +29,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import secrets
+import sys
+import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +151,8 @@ class Workspace:
         for index, path in enumerate(self.python_paths):
             options += ["--ro-bind", str(path), f"{PATHS}/{index}"]
             inside.append(f"{PATHS}/{index}")
+        for hidden in site_packages():  # `python` here: the standard library and the paths above
+            options += ["--size", "4096", "--tmpfs", hidden, "--remount-ro", hidden]
         options += ["--size", str(self.limits.work_bytes), "--tmpfs", "/tmp"]
         options += ["--setenv", "PATH", f"{BIN}:{ENV['PATH']}", "--setenv", "TMPDIR", "/tmp"]
         # a .pyc is checked by its source's mtime in seconds and size: an edit of the same size
@@ -337,6 +342,16 @@ class Workspace:
         self.closed = True
         if self._sandbox is not None or self._draining is not None:
             await self._end("it was closed")
+
+
+@functools.lru_cache(maxsize=1)
+def site_packages() -> tuple[str, ...]:
+    """The interpreter's own site-packages folders (its install is mounted whole, so without
+    this every package installed into it would be importable inside): each is covered by an
+    empty read-only tmpfs in the workspace."""
+    paths = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix})
+    found = {os.path.realpath(paths[key]) for key in ("purelib", "platlib")}
+    return tuple(sorted(path for path in found if os.path.isdir(path)))
 
 
 def _directory(path: str | os.PathLike[str], what: str) -> Path:
