@@ -14,9 +14,9 @@ from pathlib import Path
 
 from .repair.fetch import cache_dir
 
-DISTRIBUTIONS = ("pytest", "pluggy", "iniconfig", "packaging")
-"""pytest and its runtime dependencies on Python 3.10+ (exceptiongroup and tomli are stdlib's
-or unneeded from 3.11; taken too when installed)."""
+DISTRIBUTIONS = ("pytest", "pluggy", "iniconfig", "packaging", "pygments")
+"""pytest and its runtime dependencies on Python 3.10+ (pygments since pytest 8.4; exceptiongroup
+and tomli are stdlib's or unneeded from 3.11; taken too when installed)."""
 OPTIONAL = ("exceptiongroup", "tomli")
 
 
