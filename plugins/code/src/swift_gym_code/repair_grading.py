@@ -22,6 +22,9 @@ from .repair.tasks import RepairTask
 GRADE_SECONDS = 300.0
 """The time and CPU time a grading run of the whole suite gets (the operator's limits, raised
 to this: a model's bash call gets the operator's own)."""
+GRADE_MEMORY_BYTES = 2 * 1024**3
+"""The memory a grading run gets at least: boltons' suite runs out of the default 512 MiB (a
+MemoryError, then a thread that never ends keeps pytest alive until the time limit)."""
 REPORT = ".swift_gym_pytest_report.txt"
 DELETED = 'raise ImportError("this file was deleted in the work tree being graded")\n'
 """What stands in for a source file the model deleted. Removing it would let the tests import
@@ -75,13 +78,15 @@ class Grade:
 
 
 def grading_limits(limits: SandboxLimits) -> SandboxLimits:
-    """The operator's limits with time raised to `GRADE_SECONDS` for a whole suite."""
+    """The operator's limits with time raised to `GRADE_SECONDS` and memory to
+    `GRADE_MEMORY_BYTES` for a whole suite."""
     seconds = max(limits.wall_seconds, GRADE_SECONDS)
     return limits.model_copy(
         update={
             "wall_seconds": seconds,
             "cpu_seconds": max(limits.cpu_seconds, seconds),
             "session_cpu_seconds": max(limits.session_cpu_seconds, seconds * 2),
+            "memory_bytes": max(limits.memory_bytes, GRADE_MEMORY_BYTES),
         }
     )
 
