@@ -304,8 +304,8 @@ def _neuter_failing_tests(env):
         "path = sys.argv[1]\n"
         "text = open(path).read()\n"
         f"for name in {names!r}:\n"
-        "    text = re.sub(rf'^def {name}\\(', f'def {name}(*a, **k):\\n    return\\n\\n\\n"
-        "def _was_{name}(', text, flags=re.M)\n"
+        "    text = re.sub(rf'^( *)def {name}\\(', rf'\\1def {name}(*a, **k):\\n\\1    return\\n"
+        "\\1def _was_{name}(', text, flags=re.M)\n"
         "open(path, 'w').write(text)\n"
     )
     return [
