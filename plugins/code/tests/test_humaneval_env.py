@@ -104,8 +104,10 @@ def test_a_failing_answer_is_told_the_prompts_examples_never_the_hidden_tests():
 
 @pytest.fixture
 def quick_limits(monkeypatch):
-    """The operator's limits, short: a runaway answer is stopped after a second."""
-    limits = {"wall_seconds": 1.0, "cpu_seconds": 1.0, "output_bytes": 4096}
+    """The operator's limits, short: a runaway answer is stopped after a second of wall time
+    (its CPU time limit is higher: one thread cannot use more CPU than wall time, so the wall
+    always stops it first, however busy the machine)."""
+    limits = {"wall_seconds": 1.0, "cpu_seconds": 5.0, "output_bytes": 4096}
     monkeypatch.setenv("SWIFT_GYM_SANDBOX_LIMITS", json.dumps(limits))
 
 
