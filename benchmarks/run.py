@@ -55,6 +55,11 @@ BENCHMARKS = {
         ["--rounds", "30", "--calls", "200", "--test-rounds", "5"],
         ["--rounds", "2", "--calls", "10", "--test-rounds", "1"],
     ),
+    # code.repair: 16 oracle episodes at once against one at a time, none may fail
+    "bench_repair.py": (
+        ["--episodes", "16", "--concurrency", "16", "--repeats", "3"],
+        ["--episodes", "4", "--concurrency", "4", "--repeats", "1"],
+    ),
     "bench_tool_turns.py": (
         ["--trajectories", "4000", "--repeats", "7"],
         ["--trajectories", "200", "--repeats", "1"],
