@@ -27,9 +27,9 @@ GRADE_MEMORY_BYTES = 2 * 1024**3
 MemoryError, then a thread that never ends keeps pytest alive until the time limit)."""
 REPORT = ".swift_gym_pytest_report.txt"
 DELETED = 'raise ImportError("this file was deleted in the work tree being graded")\n'
-"""What stands in for a source file the model deleted. Removing it would let the tests import
-the same module from the interpreter's own site-packages (the sandbox's python sees them: six
-is there on many machines), and score a deleted package as fixed."""
+"""What stands in for a source file the model deleted. Removed, the tests could import the same
+module from anywhere else on the path (before the workspace hid the interpreter's site-packages,
+six was imported from there), and a deleted package would score as fixed."""
 MAX_LISTED = 20
 """Failing tests an info lists by name (the rest are counted)."""
 
