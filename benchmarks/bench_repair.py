@@ -15,11 +15,10 @@ nothing.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from typing import Any
 
-from bench_timing import goal, median, ratio_row, write_json
+from bench_timing import goal, median, ratio_row, without_sandbox, write_json
 
 import swift_gym
 from swift_gym.errors import SandboxUnavailableError
@@ -95,14 +94,7 @@ def main() -> None:
     try:
         measured = measure(args.episodes, args.concurrency, args.repeats)
     except SandboxUnavailableError as error:
-        print(f"bench_repair: nothing measured: {error}", file=sys.stderr)
-        measured = {
-            "benchmark": "code.repair episodes at once",
-            "repeats": 0,
-            "detail": "not measured: bubblewrap cannot run here (see the sandbox docs)",
-            "rows": [],
-            "goals": [],
-        }
+        measured = without_sandbox("code.repair episodes at once", error)
     write_json(args.json, measured)
 
 

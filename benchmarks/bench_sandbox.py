@@ -21,12 +21,11 @@ import asyncio
 import contextlib
 import os
 import shutil
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
 
-from bench_timing import goal, median, ratio_row, write_json
+from bench_timing import goal, median, ratio_row, without_sandbox, write_json
 
 from swift_gym.errors import SandboxUnavailableError
 from swift_gym.sandbox import SandboxLimits, SandboxPool, Session, cgroups, run
@@ -293,14 +292,7 @@ def main() -> None:
     try:
         measured = asyncio.run(measure(args.runs, args.calls, args.sessions))
     except SandboxUnavailableError as error:  # no bwrap, or no user namespaces here
-        print(f"bench_sandbox: nothing measured: {error}", file=sys.stderr)
-        measured = {
-            "benchmark": "sandbox",
-            "repeats": 0,
-            "detail": "not measured: bubblewrap cannot run here (see the sandbox docs)",
-            "rows": [],
-            "goals": [],
-        }
+        measured = without_sandbox("sandbox", error)
     write_json(args.json, measured)
 
 

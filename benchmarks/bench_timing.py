@@ -10,6 +10,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -96,3 +97,15 @@ def ratio_row(measure: str, ours: float, baseline: float, unit: str) -> dict[str
 def goal(text: str, value: str, met: bool, why: str = "") -> dict[str, Any]:
     """A goal of the issue, what was measured, and why it was missed (shown only if it was)."""
     return {"goal": text, "value": value, "met": met, "why": why}
+
+
+def without_sandbox(benchmark: str, error: BaseException) -> dict[str, Any]:
+    """The result of a sandbox benchmark where bubblewrap cannot run: said on stderr, no rows."""
+    print(f"{benchmark}: nothing measured: {error}", file=sys.stderr)
+    return {
+        "benchmark": benchmark,
+        "repeats": 0,
+        "detail": "not measured: bubblewrap cannot run here (see the sandbox docs)",
+        "rows": [],
+        "goals": [],
+    }

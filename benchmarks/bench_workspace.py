@@ -15,14 +15,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bench_timing import goal, median, ratio_row, write_json
+from bench_timing import goal, median, ratio_row, without_sandbox, write_json
 
 from swift_gym.errors import SandboxUnavailableError
 from swift_gym.sandbox import SandboxLimits, Workspace
@@ -266,14 +265,7 @@ def main() -> None:
     try:
         measured = asyncio.run(measure(args.rounds, args.calls, args.test_rounds))
     except SandboxUnavailableError as error:  # no bwrap, or no user namespaces here
-        print(f"bench_workspace: nothing measured: {error}", file=sys.stderr)
-        measured = {
-            "benchmark": "workspace",
-            "repeats": 0,
-            "detail": "not measured: bubblewrap cannot run here (see the sandbox docs)",
-            "rows": [],
-            "goals": [],
-        }
+        measured = without_sandbox("workspace", error)
     write_json(args.json, measured)
 
 
