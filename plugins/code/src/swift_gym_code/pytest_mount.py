@@ -8,11 +8,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
 from importlib import metadata
 from pathlib import Path
 
 from .repair.fetch import cache_dir
+from .repair.made_once import made_once
 
 DISTRIBUTIONS = ("pytest", "pluggy", "iniconfig", "packaging", "pygments")
 """pytest and its runtime dependencies on Python 3.10+ (pygments since pytest 8.4; exceptiongroup
@@ -28,21 +28,13 @@ def pytest_path(cache: str | os.PathLike[str] | None = None) -> Path:
             dists.append(metadata.distribution(name))
     label = "-".join(f"{d.metadata['Name']}{d.version}" for d in dists)
     root = cache_dir(cache) / "pytest" / label
-    if root.is_dir():
-        return root
-    root.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(dir=root.parent, prefix=".pytest-"))
-    try:
+
+    def copy(scratch: Path) -> Path:
         for dist in dists:
             _copy_files(dist, scratch)
-        try:
-            os.replace(scratch, root)
-        except OSError:
-            if not root.is_dir():
-                raise
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return root
+        return scratch
+
+    return made_once(root, copy)
 
 
 def _copy_files(dist: metadata.Distribution, into: Path) -> None:

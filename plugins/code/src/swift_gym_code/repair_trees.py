@@ -8,11 +8,10 @@ episode can change what the next one starts from."""
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from .repair.fetch import cache_dir, unpacked_source
+from .repair.made_once import made_once
 from .repair.projects import Project, project_named
 from .repair.tasks import RepairTask, plant_bug
 
@@ -26,20 +25,7 @@ def buggy_tree(task: RepairTask, cache: str | os.PathLike[str] | None = None) ->
     """The task's project with its bug: made on first use (into a temporary folder, then moved
     into place, so a half-made tree is never used), kept for the episodes after."""
     root = cache_dir(cache) / "tasks" / _safe(task.id)
-    if root.is_dir():
-        return root
-    root.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(dir=root.parent, prefix=f".{root.name}-"))
-    try:
-        planted = plant_bug(task, scratch / "tree", cache)
-        try:
-            os.replace(planted, root)
-        except OSError:
-            if not root.is_dir():  # another process made it at the same time: take theirs
-                raise
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return root
+    return made_once(root, lambda scratch: plant_bug(task, scratch / "tree", cache))
 
 
 def project_of(task: RepairTask) -> Project:

@@ -17,6 +17,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from .made_once import made_once
 from .projects import Project
 
 CACHE_VARIABLE = "SWIFT_GYM_CODE_CACHE"
@@ -112,24 +113,16 @@ def unpacked_source(project: Project, cache: str | os.PathLike[str] | None = Non
     Treat it as read-only: copy it (`copy_project`) before changing anything in it."""
     root = cache_dir(cache) / "src" / f"{project.name}-{project.version}"
     sdist = fetch_sdist(project, cache)
-    if root.is_dir():
-        return root
-    root.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=root.parent, prefix=f".{root.name}-"))
-    try:
+
+    def unpack(scratch: Path) -> Path:
         with tarfile.open(sdist) as archive:
-            _extract(archive, tmp)
-        tops = list(tmp.iterdir())
+            _extract(archive, scratch)
+        tops = list(scratch.iterdir())
         if len(tops) != 1 or not tops[0].is_dir():
             raise FetchError(f"{sdist.name} does not hold one top folder")
-        try:
-            os.replace(tops[0], root)
-        except OSError:
-            if not root.is_dir():  # another process unpacked it at the same time: take theirs
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return root
+        return tops[0]
+
+    return made_once(root, unpack)
 
 
 def _extract(archive: tarfile.TarFile, into: Path) -> None:
