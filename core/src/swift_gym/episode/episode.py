@@ -100,7 +100,10 @@ class Episode:
         if history is not None:
             self.messages = history
             return history
-        self.messages.append(reply.message())
+        calls = reply.calls
+        self.messages.append(
+            reply.message() if calls else {"role": "assistant", "content": reply.text}
+        )
         return list(self.messages)
 
     def take(self, value: Any, context: Any = None, tools: ToolSet | None = None) -> Turn:

@@ -58,6 +58,17 @@ def turn_record(
 ) -> dict[str, Any]:
     """One turn: the reply, what the env read from it, and after. `tool_calls` given (a tool
     turn): the calls and `tool_results` (maybe empty) are kept; a text turn has neither key."""
+    if tool_calls is None:  # a text turn: one literal, in the keys' order below
+        return {
+            "turn": number,
+            "reply": reply,
+            "action": parsed_action(info),
+            "valid_action": valid_action(info),
+            "observation": observation,
+            "reward": reward,
+            "done": done,
+            "info": info,
+        }
     record: dict[str, Any] = {"turn": number, "reply": reply}
     if tool_calls is not None:
         record["tool_calls"] = tool_calls

@@ -38,6 +38,8 @@ class Reply:
     def of(cls, value: Any, who: str = "the policy") -> Reply:
         """A policy's reply (a Reply, text, or an assistant message dict) as a Reply; raises
         ReplyShapeError, naming `who`, when it is none of these."""
+        if type(value) is str:  # the common case, built without the frozen __setattr__s
+            return text_reply(value)
         if isinstance(value, Reply):
             return value
         if isinstance(value, str):
@@ -70,3 +72,11 @@ class Reply:
             content = getattr(message, "content", None)
         calls = tuple(tool_calls(message)) if with_calls else ()
         return cls(content_text(content), calls)
+
+
+def text_reply(text: str) -> Reply:
+    """`Reply(text)` for a plain text reply, made once per turn on every face: set in the
+    instance's dict directly, as a frozen dataclass's own `__init__` does field by field."""
+    reply = object.__new__(Reply)
+    reply.__dict__.update(text=text, calls=())
+    return reply
