@@ -23,6 +23,7 @@ TEXTS = {
 }
 MAX_NAME = 64
 SHIPPED = (
+    "swift-gym-code",
     "swift-gym-frozen-lake",
     "swift-gym-gymnasium",
     "swift-gym-reasoning-gym",
