@@ -142,6 +142,18 @@ class SandboxProcess:
         _LIVE.discard(self)
 
 
+async def kill_and_drain(
+    sandbox: SandboxProcess | None, draining: asyncio.Task[None] | None
+) -> None:
+    """End a session's or a workspace's sandbox (its whole tree), then give the task draining
+    its stderr a second to take what was left in the pipe."""
+    if sandbox is not None:
+        await sandbox.kill()
+    if draining is not None:
+        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(draining, 1)
+
+
 async def start(
     mode: str, limits: SandboxLimits, read_limit: int = _READ, extra: Sequence[str] = ()
 ) -> SandboxProcess:

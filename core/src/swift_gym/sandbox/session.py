@@ -28,7 +28,7 @@ from typing import Any
 from .limits import SandboxLimits
 from .oneshot import limit_of
 from .output import BoundedOutput
-from .process import SandboxProcess, start
+from .process import SandboxProcess, kill_and_drain, start
 from .results import CallResult
 
 MAX_CODE_CHARS = 1_000_000
@@ -158,11 +158,7 @@ class Session:
     async def _end(self) -> None:
         sandbox, self._sandbox = self._sandbox, None
         draining, self._draining = self._draining, None
-        if sandbox is not None:
-            await sandbox.kill()
-        if draining is not None:
-            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(draining, 1)
+        await kill_and_drain(sandbox, draining)
 
     async def close(self) -> None:
         """End the sandbox and its whole process tree. Safe to call more than once."""

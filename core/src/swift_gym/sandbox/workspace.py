@@ -44,7 +44,7 @@ from ..errors import SwiftGymError
 from .command import ENV, LIB, WORK, interpreter
 from .limits import SandboxLimits
 from .output import BoundedOutput
-from .process import SandboxProcess, start
+from .process import SandboxProcess, kill_and_drain, start
 
 SOURCE = f"{LIB}/source"
 BIN = f"{LIB}/bin"
@@ -331,11 +331,7 @@ class Workspace:
             self.ended = f"the workspace ended: {why}; its files are gone."
         sandbox, self._sandbox = self._sandbox, None
         draining, self._draining = self._draining, None
-        if sandbox is not None:
-            await sandbox.kill()
-        if draining is not None:
-            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(draining, 1)
+        await kill_and_drain(sandbox, draining)
 
     async def close(self) -> None:
         """End the sandbox and its whole process tree. Safe to call more than once."""
